@@ -1,0 +1,93 @@
+/* audit: script model -> facts -> findings (the rule engine's public face).
+ *
+ * This header is the whole contract the CLI (`check`) and the LSP server use. They know nothing
+ * of individual rules: findings carry everything needed to render a diagnostic, a report entry
+ * or a quick fix. */
+#ifndef PD_AUDIT_H
+#define PD_AUDIT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analyzer/script.h"
+
+typedef enum { AU_INFO = 0, AU_WARN = 1, AU_CRITICAL = 2 } au_severity;
+
+/* A text edit in one of the model's files (index into sm_model.files): replace range with text. */
+typedef struct {
+  int file;
+  sm_range range;
+  char *new_text;
+} au_edit;
+
+/* Another place the finding depends on (the model config's --num-experts, the NOTE comment). */
+typedef struct {
+  int file;
+  sm_range range;
+  char *message;
+} au_related;
+
+typedef struct {
+  char *rule;           /* "R-P10" */
+  char *category;       /* "config" | "memory" | "performance" */
+  au_severity severity; /* after NOTE downgrade and user overrides */
+  bool borderline;      /* within the estimate's error band (shown as info) */
+  char *title, *why, *setting, *cost, *fix, *skip_if; /* in the requested language */
+  char *flag;           /* main flag involved, or NULL */
+  int file;             /* where to point: the flag (and value) that causes it */
+  sm_range range;
+  au_related *related;
+  size_t nrelated;
+  au_edit *edits;       /* mechanical fix, may be empty */
+  size_t nedits;
+  bool preferred;       /* the one obvious fix (LSP isPreferred) */
+  bool safe;            /* applying it cannot make the job fail to start (for "fix all safe") */
+  char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
+} au_finding;
+
+typedef struct {
+  char *rule;
+  int severity; /* au_severity, or -1 = disabled */
+} au_override;
+
+typedef struct {
+  const char *gpu;              /* NULL = from the script, else H20-96G (assumed) */
+  const char *lang;             /* "en" | "zh"; NULL = en */
+  const char *model_config_dir; /* NULL = discover */
+  const char *extra_rules;      /* path of a user rule file, NULL = none */
+  const au_override *overrides;
+  size_t noverrides;
+  const sm_reader *reader;      /* NULL = disk */
+  const char *workspace_root;
+} au_config;
+
+typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */
+
+typedef struct {
+  sm_model *model;
+  au_facts *facts;
+  au_finding *findings;  /* sorted: severity desc, then file/line */
+  size_t nfindings;
+  char **errors;         /* problems with rule files etc. (not findings); may be empty */
+  size_t nerrors;
+} au_result;
+
+/* Runs the whole audit on text[0..len) of `path`. `tree` as in sm_build. Never NULL; caller frees
+ * with au_result_free. */
+au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
+                  const au_config *cfg);
+void au_result_free(au_result *r);
+
+/* Renderers. Each returns a fresh string / new JSON reference. */
+char *au_report_markdown(const au_result *r, const char *lang);
+json_t *au_report_json(const au_result *r);
+json_t *au_report_sarif(au_result *const *rs, size_t n);
+
+/* Documentation of a flag for hovers ("what it does", default), or NULL when unknown. */
+const char *au_flag_doc(const char *flag, const char *lang);
+/* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
+ * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
+char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
+
+#endif
