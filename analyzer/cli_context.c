@@ -1,11 +1,68 @@
-/* Placeholder until the context command lands: it refuses clearly rather than pretending. */
+/* `perf-doctor context SCRIPT [--format json|text] [--gpu TYPE] [--model-config-dir DIR]` */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analyzer/cli.h"
+#include "analyzer/script.h"
+#include "analyzer/util.h"
+
+static int usage(FILE *f) {
+  fputs("usage: perf-doctor context SCRIPT [--format json|text] [--gpu TYPE]\n"
+        "                           [--model-config-dir DIR]\n"
+        "Prints what the analyzer understood of a launch script: the flags argparse would see\n"
+        "(last occurrence wins), where each comes from, and the derived context.\n",
+        f);
+  return f == stdout ? 0 : 2;
+}
 
 int pd_cmd_context(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "perf-doctor: 'context' is not implemented yet\n");
-  return 2;
+  const char *script = NULL, *format = "text";
+  sm_options opt = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+    if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir")) &&
+        i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--format")) format = v;
+      else if (!strcmp(a, "--gpu")) opt.gpu = v;
+      else opt.model_config_dir = v;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "perf-doctor context: unknown option '%s'\n", a);
+      return usage(stderr);
+    } else if (!script) {
+      script = a;
+    } else {
+      fprintf(stderr, "perf-doctor context: one script at a time\n");
+      return usage(stderr);
+    }
+  }
+  if (!script) return usage(stderr);
+  if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
+    fprintf(stderr, "perf-doctor context: --format must be json or text\n");
+    return 2;
+  }
+  size_t len;
+  char *text = pd_read_file(script, 16u << 20, &len);
+  if (!text) {
+    fprintf(stderr, "perf-doctor context: %s: %s\n", script,
+            errno == EFBIG ? "larger than 16 MiB, refused" : strerror(errno));
+    return 2;
+  }
+  sm_model *m = sm_build(script, text, len, NULL, &opt);
+  free(text);
+  if (!strcmp(format, "json")) {
+    json_t *j = sm_to_json(m);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(j);
+  } else {
+    char *s = sm_to_text(m);
+    fputs(s, stdout);
+    free(s);
+  }
+  sm_model_free(m);
+  return 0;
 }

@@ -1,0 +1,1227 @@
+/* script: walks the syntax tree statement by statement, the way bash would run it but without
+ * running anything, to collect arrays, variables and the train command; then turns the train
+ * command's argv into flags and derives the context. */
+#include "analyzer/script.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/fname.h"
+#include "analyzer/shell.h"
+#include "analyzer/util.h"
+
+const TSLanguage *tree_sitter_bash(void);
+
+#define MAX_SOURCE_DEPTH 8
+#define MAX_CALL_DEPTH 8
+#define MAX_LOOP_ITER 4096
+#define MAX_SYNTAX_CONDS 20
+#define DEFAULT_MAX_FILE (16u << 20)
+
+const TSLanguage *sm_language(void) { return tree_sitter_bash(); }
+
+TSParser *sm_parser_new(void) {
+  TSParser *p = ts_parser_new();
+  if (!ts_parser_set_language(p, tree_sitter_bash())) {
+    ts_parser_delete(p);
+    return NULL;
+  }
+  return p;
+}
+
+/* ---- the builder's state ----------------------------------------------------------------- */
+
+typedef struct {
+  char *name;
+  int file;
+  TSNode body;
+} func;
+
+typedef struct {
+  sm_model *m;
+  const sm_options *opt;
+  size_t files_cap, flags_cap, arrays_cap, conds_cap;
+  sh_env *env;
+  TSParser *parser;
+  TSTree **trees; /* per file; trees[0] NULL when borrowed */
+  size_t ntrees, trees_cap;
+  func *funcs;
+  size_t nfuncs, funcs_cap;
+  int *stack; /* files being sourced, for cycle detection */
+  size_t nstack, stack_cap;
+  int call_depth;
+  size_t loop_budget;
+  bool train_found;
+  sh_fields train; /* argv after the entrypoint */
+  size_t syntax_conds;
+  bool defined_model_args; /* set when an assignment to MODEL_ARGS happens */
+} builder;
+
+static sh_file shfile(const builder *b, int file) {
+  const sm_file *f = &b->m->files[file];
+  return (sh_file){f->text, f->len, file, f->path};
+}
+
+/* `message` is consumed. */
+static void add_cond(builder *b, sm_level lvl, const char *code, int file, sm_range r,
+                     char *message) {
+  sm_condition *c = PD_PUSH(b->m->conds, b->m->nconds, b->conds_cap);
+  c->level = lvl;
+  c->code = pd_xstrdup(code);
+  c->message = message;
+  c->file = file;
+  c->range = r;
+}
+
+static bool is(TSNode n, const char *t) { return !strcmp(ts_node_type(n), t); }
+
+static char *node_text(const builder *b, int file, TSNode n) {
+  const sm_file *f = &b->m->files[file];
+  uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
+  if (z > f->len) z = (uint32_t)f->len;
+  if (a > z) a = z;
+  return pd_xstrndup(f->text + a, z - a);
+}
+
+static void walk(builder *b, int file, TSNode n, bool cond);
+
+/* ---- paths --------------------------------------------------------------------------------- */
+
+/* Lexically normalises a path (`a/b/../c` -> `a/c`); caller frees. */
+static char *path_normalize(const char *p) {
+  bool abs = p[0] == '/';
+  char *copy = pd_xstrdup(p);
+  char **parts = NULL;
+  size_t n = 0, cap = 0;
+  for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+    if (!strcmp(t, ".")) continue;
+    if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], "..") != 0) {
+      n--;
+      continue;
+    }
+    if (!strcmp(t, "..") && abs) continue;
+    *PD_PUSH(parts, n, cap) = t;
+  }
+  pd_buf out = {0};
+  if (abs) pd_buf_putc(&out, '/');
+  for (size_t i = 0; i < n; i++) {
+    if (i) pd_buf_putc(&out, '/');
+    pd_buf_puts(&out, parts[i]);
+  }
+  if (!out.len) pd_buf_putc(&out, '.');
+  free(parts);
+  free(copy);
+  return pd_buf_take(&out);
+}
+
+static char *path_dirname(const char *p) {
+  const char *s = strrchr(p, '/');
+  if (!s) return pd_xstrdup(".");
+  return s == p ? pd_xstrdup("/") : pd_xstrndup(p, (size_t)(s - p));
+}
+
+static char *path_absolute(const char *p) {
+  if (p[0] == '/') return path_normalize(p);
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return path_normalize(p);
+  char *j = pd_xasprintf("%s/%s", cwd, p);
+  char *r = path_normalize(j);
+  free(j);
+  return r;
+}
+
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool under_root(const char *path, const char *root) {
+  if (!root || !*root) return true;
+  size_t n = strlen(root);
+  while (n > 1 && root[n - 1] == '/') n--;
+  return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* MODEL_CONFIG_DIR when the entrypoint did not provide it: a scripts/models directory upwards
+ * from the script, else the user's setting. Caller frees; NULL when neither exists. */
+static char *discover_model_dir(const builder *b) {
+  char *dir = path_dirname(b->m->files[0].path);
+  for (int up = 0; up < 12; up++) {
+    char *cand = pd_xasprintf("%s/scripts/models", dir);
+    if (is_dir(cand)) {
+      free(dir);
+      return cand;
+    }
+    free(cand);
+    const char *base = strrchr(dir, '/');
+    if (base && !strcmp(base + 1, "scripts")) {
+      cand = pd_xasprintf("%s/models", dir);
+      if (is_dir(cand)) {
+        free(dir);
+        return cand;
+      }
+      free(cand);
+    }
+    if (!strcmp(dir, "/") || !strcmp(dir, ".") || !strchr(dir, '/')) break;
+    char *parent = path_dirname(dir);
+    free(dir);
+    dir = parent;
+  }
+  free(dir);
+  if (b->opt->model_config_dir && *b->opt->model_config_dir)
+    return pd_xstrdup(b->opt->model_config_dir);
+  return NULL;
+}
+
+/* ---- reading and parsing sourced files ---------------------------------------------------- */
+
+static char *read_source(const builder *b, const char *path, size_t *len) {
+  size_t max = b->opt->max_file_bytes ? b->opt->max_file_bytes : DEFAULT_MAX_FILE;
+  if (b->opt->reader) {
+    char *t = b->opt->reader->read(b->opt->reader->ctx, path, len);
+    if (t && *len > max) {
+      free(t);
+      errno = EFBIG;
+      return NULL;
+    }
+    return t;
+  }
+  return pd_read_file(path, max, len);
+}
+
+static int add_file(builder *b, char *path /* consumed */, char *text /* consumed */, size_t len,
+                    int parent, sm_range src_range) {
+  sm_file *f = PD_PUSH(b->m->files, b->m->nfiles, b->files_cap);
+  f->path = path;
+  f->text = text;
+  f->len = len;
+  f->parent = parent;
+  f->source_range = src_range;
+  *PD_PUSH(b->trees, b->ntrees, b->trees_cap) = NULL;
+  return (int)(b->m->nfiles - 1);
+}
+
+static void report_syntax(builder *b, int file, TSNode n) {
+  if (b->syntax_conds >= MAX_SYNTAX_CONDS) return;
+  if (is(n, "ERROR") || ts_node_is_missing(n)) {
+    char *snippet = node_text(b, file, n);
+    if (strlen(snippet) > 40) strcpy(snippet + 37, "...");
+    for (char *p = snippet; *p; p++)
+      if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+    char *msg = ts_node_is_missing(n)
+                    ? pd_xasprintf("syntax error: missing `%s`; flags after this point may be "
+                                   "incomplete",
+                                   ts_node_type(n))
+                    : pd_xasprintf("syntax error near `%s`; flags inside it were recovered "
+                                   "where possible",
+                                   snippet);
+    free(snippet);
+    add_cond(b, SM_ERROR, "syntax", file, sh_node_range(n), msg);
+    b->syntax_conds++;
+    return;
+  }
+  if (!ts_node_has_error(n)) return;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) report_syntax(b, file, ts_node_child(n, i));
+}
+
+static void walk_file(builder *b, int file) {
+  TSTree *t = b->trees[file];
+  TSNode root = ts_tree_root_node(t);
+  report_syntax(b, file, root);
+  *PD_PUSH(b->stack, b->nstack, b->stack_cap) = file;
+  walk(b, file, root, false);
+  b->nstack--;
+}
+
+/* ---- NOTE comments ------------------------------------------------------------------------ */
+
+/* "# NOTE(x): why" / "#NOTE: why" -> true */
+static bool is_note(const char *c) {
+  while (*c == '#' || *c == ' ' || *c == '\t') c++;
+  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ');
+}
+
+typedef struct {
+  pd_buf text;
+  bool has_note;
+  int file;
+  sm_range range;
+  uint32_t last_line;
+  bool active;
+} note_block;
+
+static void note_reset(note_block *nb) {
+  pd_buf_free(&nb->text);
+  nb->has_note = false;
+  nb->active = false;
+}
+
+/* A comment on its own line: extends the block above, or starts one. */
+static void note_add_line(note_block *nb, const builder *b, int file, TSNode c) {
+  sm_range r = sh_node_range(c);
+  if (!nb->active || r.start_line != nb->last_line + 1) {
+    note_reset(nb);
+    nb->active = true;
+    nb->range = r;
+    nb->file = file;
+  }
+  char *t = node_text(b, file, c);
+  if (is_note(t) && !nb->has_note) { /* the NOTE starts the attached text */
+    pd_buf_free(&nb->text);
+    nb->has_note = true;
+    nb->range = r;
+  }
+  if (nb->has_note) {
+    const char *s = t;
+    while (*s == '#' || *s == ' ') s++;
+    if (nb->text.len) pd_buf_putc(&nb->text, ' ');
+    pd_buf_puts(&nb->text, s);
+    nb->range.end_byte = r.end_byte;
+    nb->range.end_line = r.end_line;
+    nb->range.end_col = r.end_col;
+  }
+  nb->last_line = r.end_line;
+  free(t);
+}
+
+static bool looks_like_flag(const char *s) {
+  return s[0] == '-' && s[1] == '-' && isalpha((unsigned char)s[2]);
+}
+
+static void attach_note(sh_field *f, const char *text, int file, sm_range r) {
+  free(f->note);
+  f->note = pd_xstrdup(text);
+  f->note_file = file;
+  f->note_range = r;
+}
+
+/* ---- arrays -------------------------------------------------------------------------------- */
+
+/* Unterminated double quote inside an array (half-typed): the grammar swallows the following
+ * lines into the string. Keep its first line as the value and re-read the rest line by line. */
+static bool recover_string_lines(builder *b, int file, TSNode str, const char *group, bool cond,
+                                 sh_fields *arr, bool *closed) {
+  const sm_file *f = &b->m->files[file];
+  uint32_t a = ts_node_start_byte(str), z = ts_node_end_byte(str);
+  if (z > f->len) z = (uint32_t)f->len;
+  const char *nl = memchr(f->text + a, '\n', z - a);
+  if (!nl) return false;
+  uint32_t first_end = (uint32_t)(nl - f->text);
+  sm_range r0 = sm_range_at(b->m, file, a, first_end);
+  sh_field *v = PD_PUSH(arr->v, arr->n, arr->cap);
+  memset(v, 0, sizeof *v);
+  v->text = pd_xstrndup(f->text + a + 1, first_end - a - 1);
+  v->resolved = false;
+  v->file = file;
+  v->range = r0;
+  v->group = pd_xstrdup(group);
+  v->conditional = cond;
+  uint32_t p = first_end + 1;
+  while (p < z) {
+    const char *e = memchr(f->text + p, '\n', z - p);
+    uint32_t le = e ? (uint32_t)(e - f->text) : z;
+    uint32_t q = p;
+    while (q < le) {
+      while (q < le && isspace((unsigned char)f->text[q])) q++;
+      if (q >= le) break;
+      if (f->text[q] == '#') break;
+      if (f->text[q] == ')') {
+        *closed = true;
+        return true;
+      }
+      uint32_t w = q;
+      while (w < le && !isspace((unsigned char)f->text[w]) && f->text[w] != '"') w++;
+      if (w == q) w = q + 1;
+      sh_field *t = PD_PUSH(arr->v, arr->n, arr->cap);
+      memset(t, 0, sizeof *t);
+      t->text = pd_xstrndup(f->text + q, w - q);
+      t->resolved = !memchr(t->text, '$', w - q) && !memchr(t->text, '\'', w - q);
+      t->file = file;
+      t->range = sm_range_at(b->m, file, q, w);
+      t->group = pd_xstrdup(group);
+      t->conditional = cond;
+      q = w;
+    }
+    p = le + 1;
+  }
+  return true;
+}
+
+/* Array elements and comments from children [from, to) of `parent`. Returns true when a `)`
+ * closed the array. */
+static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint32_t to,
+                       const char *name, bool cond, sh_fields *arr) {
+  sh_file sf = shfile(b, file);
+  note_block nb = {0};
+  uint32_t last_elem_line = UINT32_MAX;
+  size_t last_line_first = arr->n; /* first field produced on last_elem_line */
+  bool closed = false;
+  for (uint32_t i = from; i < to && !closed; i++) {
+    TSNode c = ts_node_child(parent, i);
+    const char *t = ts_node_type(c);
+    if (!ts_node_is_named(c)) {
+      if (!strcmp(t, ")")) closed = !ts_node_is_missing(c);
+      continue;
+    }
+    sm_range r = sh_node_range(c);
+    if (!strcmp(t, "comment")) {
+      if (r.start_line == last_elem_line) {
+        /* trailing comment: a NOTE explains the last flag on that line */
+        char *txt = node_text(b, file, c);
+        if (is_note(txt)) {
+          for (size_t k = arr->n; k-- > last_line_first;)
+            if (looks_like_flag(arr->v[k].text)) {
+              const char *s = txt;
+              while (*s == '#' || *s == ' ') s++;
+              attach_note(&arr->v[k], s, file, r);
+              break;
+            }
+        }
+        free(txt);
+      } else {
+        note_add_line(&nb, b, file, c);
+      }
+      continue;
+    }
+    if (!strcmp(t, "string") && r.end_line > r.start_line && ts_node_has_error(parent) &&
+        recover_string_lines(b, file, c, name, cond, arr, &closed)) {
+      last_elem_line = UINT32_MAX;
+      continue;
+    }
+    size_t before = arr->n;
+    sh_expand(b->env, &sf, c, name, cond, arr);
+    /* a vanished element is just nothing inside an array */
+    for (size_t k = before; k < arr->n;) {
+      if (arr->v[k].vanished) {
+        sh_field tmp = arr->v[k];
+        free(tmp.text);
+        free(tmp.group);
+        free(tmp.note);
+        memmove(&arr->v[k], &arr->v[k + 1], (arr->n - k - 1) * sizeof *arr->v);
+        arr->n--;
+      } else {
+        k++;
+      }
+    }
+    if (nb.active && nb.has_note && nb.last_line + 1 == r.start_line) {
+      for (size_t k = before; k < arr->n; k++)
+        if (looks_like_flag(arr->v[k].text)) {
+          attach_note(&arr->v[k], nb.text.data, nb.file, nb.range);
+          break;
+        }
+    }
+    note_reset(&nb);
+    if (r.start_line != last_elem_line) last_line_first = before;
+    last_elem_line = r.end_line;
+  }
+  note_reset(&nb);
+  return closed;
+}
+
+static void define_array(builder *b, int file, TSNode value, const char *name, bool append,
+                         bool cond, TSNode whole) {
+  sh_fields *arr = sh_array_define(b->env, name, append);
+  sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
+  a->name = pd_xstrdup(name);
+  a->file = file;
+  a->range = sh_node_range(whole);
+  a->append = append;
+  a->conditional = cond;
+  if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
+  fill_array(b, file, value, 0, ts_node_child_count(value), name, cond, arr);
+}
+
+/* ---- assignments, sources, commands ------------------------------------------------------- */
+
+static void assign(builder *b, int file, TSNode n, bool cond) {
+  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  TSNode value = ts_node_child_by_field_name(n, "value", 5);
+  if (ts_node_is_null(name)) return;
+  bool append = false;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++)
+    if (is(ts_node_child(n, i), "+=")) append = true;
+  if (is(name, "subscript")) return; /* A[3]=x: element writes do not matter here */
+  char *vname = node_text(b, file, name);
+  if (!ts_node_is_null(value) && is(value, "array")) {
+    define_array(b, file, value, vname, append, cond, n);
+  } else {
+    sh_file sf = shfile(b, file);
+    bool known = true;
+    char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->env, &sf, value, &known);
+    if (append) {
+      const char *old;
+      bool oldknown;
+      if (sh_var_get(b->env, vname, &old, &oldknown)) {
+        char *j = pd_xasprintf("%s%s", old, v);
+        free(v);
+        v = j;
+        known = known && oldknown;
+      }
+    }
+    sh_var_set(b->env, vname, v, known);
+    free(v);
+  }
+  free(vname);
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
+  sh_file sf = shfile(b, file);
+  char *raw = node_text(b, file, arg);
+  const char *v;
+  bool k;
+  if (strstr(raw, "MODEL_CONFIG_DIR") && !sh_var_get(b->env, "MODEL_CONFIG_DIR", &v, &k)) {
+    char *dir = discover_model_dir(b);
+    if (dir) sh_var_set(b->env, "MODEL_CONFIG_DIR", dir, true);
+    free(dir);
+  }
+  bool known;
+  char *p = sh_expand_scalar(b->env, &sf, arg, &known);
+  sm_range cr = sh_node_range(cmd);
+  bool models = strstr(raw, "MODEL_CONFIG_DIR") || strstr(p, "/models/");
+  if (!known || !*p) {
+    add_cond(b, SM_WARN, "source-unresolved", file, cr,
+             pd_xasprintf("cannot resolve the sourced path %s%s", raw,
+                          models ? " (set the model config directory in the settings)" : ""));
+    if (models && !b->m->ctx.model) {
+      char *bn = pd_xstrdup(base_name(raw));
+      size_t L = strlen(bn);
+      while (L && (bn[L - 1] == '"' || bn[L - 1] == '\'')) bn[--L] = '\0';
+      if (L > 3 && !strcmp(bn + L - 3, ".sh")) bn[L - 3] = '\0';
+      b->m->ctx.model = bn;
+      b->m->source_file = file;
+      b->m->source_range = cr;
+    }
+    free(p);
+    free(raw);
+    return;
+  }
+  char *full;
+  if (p[0] == '/') {
+    full = path_normalize(p);
+  } else {
+    char *dir = path_dirname(b->m->files[file].path);
+    char *j = pd_xasprintf("%s/%s", dir, p);
+    full = path_normalize(j);
+    free(j);
+    free(dir);
+  }
+  free(p);
+  free(raw);
+
+  char *bn = pd_xstrdup(base_name(full));
+  size_t L = strlen(bn);
+  if (L > 3 && !strcmp(bn + L - 3, ".sh")) bn[L - 3] = '\0';
+
+  for (size_t i = 0; i < b->nstack; i++)
+    if (!strcmp(b->m->files[b->stack[i]].path, full)) {
+      add_cond(b, SM_WARN, "source-cycle", file, cr,
+               pd_xasprintf("%s sources itself (through %s); not followed again", full,
+                            b->m->files[file].path));
+      goto out;
+    }
+  if (b->nstack >= MAX_SOURCE_DEPTH) {
+    add_cond(b, SM_WARN, "source-depth", file, cr,
+             pd_xasprintf("sources nested more than %d deep; %s not followed", MAX_SOURCE_DEPTH,
+                          full));
+    goto out;
+  }
+  if (!under_root(full, b->opt->workspace_root)) {
+    add_cond(b, SM_INFO, "source-outside", file, cr,
+             pd_xasprintf("%s is outside the workspace; not followed", full));
+    goto out;
+  }
+  size_t len = 0;
+  errno = 0;
+  char *text = read_source(b, full, &len);
+  if (!text) {
+    int e = errno;
+    add_cond(b, SM_WARN, "source-missing", file, cr,
+             pd_xasprintf("cannot read sourced file %s: %s", full,
+                          e == EFBIG ? "file too large" : strerror(e ? e : ENOENT)));
+    if (models && !b->m->ctx.model) {
+      b->m->ctx.model = pd_xstrdup(bn);
+      b->m->source_file = file;
+      b->m->source_range = cr;
+    }
+    goto out;
+  }
+  {
+    int nf = add_file(b, full, text, len, file, cr);
+    full = NULL;
+    b->trees[nf] = ts_parser_parse_string(b->parser, NULL, b->m->files[nf].text,
+                                          (uint32_t)b->m->files[nf].len);
+    bool before = b->defined_model_args;
+    b->defined_model_args = false;
+    walk_file(b, nf);
+    if (b->defined_model_args && !before) {
+      free(b->m->ctx.model);
+      b->m->ctx.model = pd_xstrdup(bn);
+      b->m->source_file = file;
+      b->m->source_range = cr;
+    }
+    b->defined_model_args = b->defined_model_args || before;
+  }
+out:
+  free(bn);
+  free(full);
+}
+
+static const char *const launchers[] = {"ray",  "stdbuf", "nohup",    "env",  "timeout",
+                                        "exec", "time",   "torchrun", "srun", "numactl"};
+
+static bool is_launcher(const sh_field *f) {
+  if (!f->resolved) return true; /* "${TRAIN_PYTHON}" */
+  const char *t = base_name(f->text);
+  if (!strncmp(t, "python", 6)) return true;
+  for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+    if (!strcmp(t, launchers[i])) return true;
+  return false;
+}
+
+/* Index of the entrypoint in argv, or -1. */
+static long find_entrypoint(const sh_fields *argv) {
+  for (size_t i = 0; i < argv->n; i++) {
+    const char *t = argv->v[i].text;
+    if (!argv->v[i].resolved) continue;
+    if (i > 0 && !strcmp(t, "relax.entrypoints.train") && !strcmp(argv->v[i - 1].text, "-m"))
+      return (long)i;
+    if (pd_str_ends(t, "relax/entrypoints/train.py")) return (long)i;
+  }
+  return -1;
+}
+
+static void consider_train(builder *b, int file, TSNode cmd, sh_fields *argv, bool cond) {
+  long ep = find_entrypoint(argv);
+  if (ep < 0 || argv->n == 0 || !is_launcher(&argv->v[0])) return;
+  sm_range r = sh_node_range(cmd);
+  if (b->train_found) {
+    add_cond(b, SM_INFO, "train-line-extra", file, r,
+             pd_xasprintf("another train command at line %u; the first one (line %u) is analysed",
+                          r.start_line + 1, b->m->train_range.start_line + 1));
+    return;
+  }
+  b->train_found = true;
+  b->m->train_file = file;
+  b->m->train_range = r;
+  for (size_t i = (size_t)ep + 1; i < argv->n; i++) {
+    sh_fields_push_copy(&b->train, &argv->v[i]);
+    if (cond && b->train.v[b->train.n - 1].group == NULL)
+      b->train.v[b->train.n - 1].conditional = true;
+  }
+}
+
+static void command(builder *b, int file, TSNode n, bool cond) {
+  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  if (ts_node_is_null(name)) return;
+  char *cname = node_text(b, file, name);
+  uint32_t nargs = 0;
+  TSNode args[2];
+  memset(args, 0, sizeof args);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode c = ts_node_named_child(n, i);
+    const char *fld = ts_node_field_name_for_child(n, i);
+    (void)fld;
+    if (ts_node_eq(c, name) || is(c, "variable_assignment") || is(c, "file_redirect") ||
+        is(c, "herestring_redirect") || is(c, "comment"))
+      continue;
+    if (nargs < 2) args[nargs] = c;
+    nargs++;
+  }
+  if ((!strcmp(cname, "source") || !strcmp(cname, ".")) && nargs >= 1) {
+    follow_source(b, file, n, args[0]);
+    free(cname);
+    return;
+  }
+  if (!strcmp(cname, "printf") && nargs >= 2) { /* printf -v VAR ...: set, value unknown */
+    char *a0 = node_text(b, file, args[0]);
+    if (!strcmp(a0, "-v")) {
+      char *var = node_text(b, file, args[1]);
+      sh_var_set(b->env, var, "", false);
+      free(var);
+    }
+    free(a0);
+  }
+  for (size_t i = 0; i < b->nfuncs; i++) {
+    if (strcmp(b->funcs[i].name, cname) != 0) continue;
+    if (b->call_depth < MAX_CALL_DEPTH) {
+      b->call_depth++;
+      walk(b, b->funcs[i].file, b->funcs[i].body, cond);
+      b->call_depth--;
+    }
+    free(cname);
+    return;
+  }
+  free(cname);
+
+  sh_file sf = shfile(b, file);
+  sh_fields argv = {0};
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+    TSNode c = ts_node_child(n, i);
+    if (!ts_node_is_named(c) || is(c, "variable_assignment") || is(c, "file_redirect") ||
+        is(c, "herestring_redirect") || is(c, "comment"))
+      continue;
+    if (is(c, "command_name")) c = ts_node_named_child(c, 0);
+    if (ts_node_is_null(c)) continue;
+    sh_expand(b->env, &sf, c, NULL, cond, &argv);
+  }
+  consider_train(b, file, n, &argv, cond);
+  sh_fields_free(&argv);
+}
+
+static void for_loop(builder *b, int file, TSNode n, bool cond) {
+  TSNode var = ts_node_child_by_field_name(n, "variable", 8);
+  TSNode body = ts_node_child_by_field_name(n, "body", 4);
+  if (ts_node_is_null(var) || ts_node_is_null(body)) return;
+  char *vname = node_text(b, file, var);
+  sh_file sf = shfile(b, file);
+  sh_fields items = {0};
+  bool have_values = false;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+    const char *fld = ts_node_field_name_for_child(n, i);
+    if (fld && !strcmp(fld, "value")) {
+      sh_expand(b->env, &sf, ts_node_child(n, i), NULL, true, &items);
+      have_values = true;
+    }
+  }
+  if (!have_values || items.n == 0) {
+    walk(b, file, body, true); /* body once, values unknown */
+  } else {
+    for (size_t i = 0; i < items.n && b->loop_budget > 0; i++, b->loop_budget--) {
+      if (items.v[i].vanished) continue;
+      sh_var_set(b->env, vname, items.v[i].text, items.v[i].resolved);
+      walk(b, file, body, true);
+    }
+  }
+  (void)cond;
+  sh_fields_free(&items);
+  free(vname);
+}
+
+/* Inside an ERROR node: statements the parser still recognised are walked; a dangling
+ * `NAME=( ...` keeps collecting elements; loose words form a command. */
+static void recover(builder *b, int file, TSNode n, bool cond) {
+  uint32_t nc = ts_node_child_count(n);
+  uint32_t words_from = UINT32_MAX;
+  for (uint32_t i = 0; i < nc; i++) {
+    TSNode c = ts_node_child(n, i);
+    const char *t = ts_node_type(c);
+    if (!strcmp(t, "variable_name") && i + 2 < nc &&
+        (is(ts_node_child(n, i + 1), "=") || is(ts_node_child(n, i + 1), "+=")) &&
+        is(ts_node_child(n, i + 2), "(")) {
+      char *name = node_text(b, file, c);
+      bool append = is(ts_node_child(n, i + 1), "+=");
+      sh_fields *arr = sh_array_define(b->env, name, append);
+      sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
+      a->name = pd_xstrdup(name);
+      a->file = file;
+      a->range = sh_node_range(c);
+      a->append = append;
+      a->conditional = cond;
+      if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
+      uint32_t j = i + 3;
+      while (j < nc && !is(ts_node_child(n, j), ")")) j++;
+      fill_array(b, file, n, i + 3, j, name, cond, arr);
+      free(name);
+      i = j;
+      words_from = UINT32_MAX;
+      continue;
+    }
+    if (!strcmp(t, "word") || !strcmp(t, "string") || !strcmp(t, "raw_string") ||
+        !strcmp(t, "concatenation") || !strcmp(t, "expansion") ||
+        !strcmp(t, "simple_expansion") || !strcmp(t, "number")) {
+      if (words_from == UINT32_MAX) words_from = i;
+      continue;
+    }
+    if (ts_node_is_named(c) && strcmp(t, "comment") != 0) walk(b, file, c, cond);
+  }
+  if (words_from != UINT32_MAX) {
+    sh_file sf = shfile(b, file);
+    sh_fields argv = {0};
+    for (uint32_t i = words_from; i < nc; i++) {
+      TSNode c = ts_node_child(n, i);
+      if (ts_node_is_named(c) && !is(c, "comment")) sh_expand(b->env, &sf, c, NULL, cond, &argv);
+    }
+    consider_train(b, file, n, &argv, cond);
+    sh_fields_free(&argv);
+  }
+}
+
+static void walk(builder *b, int file, TSNode n, bool cond) {
+  const char *t = ts_node_type(n);
+  if (!strcmp(t, "variable_assignment")) {
+    assign(b, file, n, cond);
+  } else if (!strcmp(t, "command")) {
+    command(b, file, n, cond);
+  } else if (!strcmp(t, "declaration_command")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode c = ts_node_named_child(n, i);
+      if (is(c, "variable_assignment")) assign(b, file, c, cond);
+    }
+  } else if (!strcmp(t, "unset_command")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      char *v = node_text(b, file, ts_node_named_child(n, i));
+      if (strcmp(v, "-f") != 0 && strcmp(v, "-v") != 0) sh_var_unset(b->env, v);
+      free(v);
+    }
+  } else if (!strcmp(t, "function_definition")) {
+    TSNode name = ts_node_child_by_field_name(n, "name", 4);
+    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+    if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
+      func *f = PD_PUSH(b->funcs, b->nfuncs, b->funcs_cap);
+      f->name = node_text(b, file, name);
+      f->file = file;
+      f->body = body;
+    }
+  } else if (!strcmp(t, "for_statement")) {
+    for_loop(b, file, n, cond);
+  } else if (!strcmp(t, "ERROR")) {
+    recover(b, file, n, cond);
+  } else if (!strcmp(t, "if_statement") || !strcmp(t, "elif_clause") ||
+             !strcmp(t, "else_clause") || !strcmp(t, "case_statement") ||
+             !strcmp(t, "case_item") || !strcmp(t, "while_statement") ||
+             !strcmp(t, "c_style_for_statement")) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+      walk(b, file, ts_node_named_child(n, i), true);
+  } else if (!strcmp(t, "heredoc_body") || !strcmp(t, "heredoc_redirect") ||
+             !strcmp(t, "comment") || !strcmp(t, "test_command") ||
+             !strcmp(t, "command_substitution")) {
+    /* nothing to collect */
+  } else {
+    /* program, lists, pipelines, redirected statements, subshells, compound statements */
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+      walk(b, file, ts_node_named_child(n, i), cond);
+  }
+}
+
+/* ---- flags --------------------------------------------------------------------------------- */
+
+static void value_from_field(sm_value *v, const sh_field *f) {
+  v->text = pd_xstrdup(f->text);
+  v->resolved = f->resolved;
+  v->file = f->file;
+  v->range = f->range;
+}
+
+static sm_range range_join(sm_range a, sm_range z) {
+  sm_range r = a;
+  if (z.end_byte > a.end_byte) {
+    r.end_byte = z.end_byte;
+    r.end_line = z.end_line;
+    r.end_col = z.end_col;
+  }
+  return r;
+}
+
+static void build_flags(builder *b, const sh_fields *argv) {
+  sm_model *m = b->m;
+  size_t vcap = 0;
+  sm_flag *cur = NULL;
+  for (size_t i = 0; i < argv->n; i++) {
+    const sh_field *f = &argv->v[i];
+    if (f->vanished) {
+      if (cur && cur->nvalues == 0 && i + 1 < argv->n && looks_like_flag(argv->v[i + 1].text))
+        add_cond(b, SM_WARN, "value-vanished", f->file, f->range,
+                 pd_xasprintf("%s expands to nothing here, so %s gets no value and argparse "
+                              "reads %s as its value or fails",
+                              f->text, cur->name, argv->v[i + 1].text));
+      continue;
+    }
+    if (f->resolved && looks_like_flag(f->text)) {
+      cur = PD_PUSH(m->flags, m->nflags, b->flags_cap);
+      memset(cur, 0, sizeof *cur);
+      vcap = 0;
+      const char *eq = strchr(f->text, '=');
+      cur->name = eq ? pd_xstrndup(f->text, (size_t)(eq - f->text)) : pd_xstrdup(f->text);
+      cur->file = f->file;
+      cur->range = f->range;
+      cur->full = f->range;
+      cur->group = f->group ? pd_xstrdup(f->group) : NULL;
+      cur->conditional = f->conditional;
+      cur->final_index = m->nflags - 1;
+      if (f->note) {
+        cur->note = pd_xstrdup(f->note);
+        cur->note_file = f->note_file;
+        cur->note_range = f->note_range;
+      }
+      if (eq) {
+        sm_value *v = PD_PUSH(cur->values, cur->nvalues, vcap);
+        value_from_field(v, f);
+        free(v->text);
+        v->text = pd_xstrdup(eq + 1);
+      }
+      continue;
+    }
+    if (!cur) {
+      add_cond(b, SM_INFO, "stray-argument", f->file, f->range,
+               pd_xasprintf("`%s` comes before any flag; argparse treats it as positional",
+                            f->text));
+      continue;
+    }
+    sm_value *v = PD_PUSH(cur->values, cur->nvalues, vcap);
+    value_from_field(v, f);
+    if (v->file == cur->file) cur->full = range_join(cur->full, v->range);
+  }
+
+  /* argparse: the last occurrence wins */
+  for (size_t i = 0; i < m->nflags; i++) {
+    for (size_t j = m->nflags; j-- > i + 1;)
+      if (!strcmp(m->flags[j].name, m->flags[i].name)) {
+        m->flags[i].overridden = true;
+        m->flags[i].final_index = j;
+        break;
+      }
+  }
+  /* JSON values */
+  for (size_t i = 0; i < m->nflags; i++) {
+    sm_flag *fl = &m->flags[i];
+    if (fl->nvalues != 1 || !fl->values[0].resolved) continue;
+    const char *s = fl->values[0].text;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s != '{' && *s != '[') continue;
+    json_error_t err;
+    fl->json = json_loads(s, JSON_DECODE_ANY, &err);
+    if (!fl->json && *s == '{')
+      add_cond(b, SM_ERROR, "json-invalid", fl->values[0].file, fl->values[0].range,
+               pd_xasprintf("%s: invalid JSON (%s at column %d)", fl->name, err.text,
+                            err.column));
+  }
+}
+
+/* Quadratic in the number of flags only when the same name repeats; scripts have ~100 flags. */
+static const sm_flag *last_of(const sm_model *m, const char *name) {
+  for (size_t i = m->nflags; i-- > 0;)
+    if (!strcmp(m->flags[i].name, name)) return &m->flags[i];
+  return NULL;
+}
+
+const sm_flag *sm_flag_get(const sm_model *m, const char *name) { return last_of(m, name); }
+
+const char *sm_flag_str(const sm_model *m, const char *name) {
+  const sm_flag *f = last_of(m, name);
+  if (!f) return NULL;
+  return f->nvalues ? f->values[0].text : "";
+}
+
+bool sm_flag_long(const sm_model *m, const char *name, long *out) {
+  const sm_flag *f = last_of(m, name);
+  if (!f || f->nvalues < 1 || !f->values[0].resolved) return false;
+  double d;
+  if (pd_parse_long(f->values[0].text, out)) return true;
+  if (pd_parse_double(f->values[0].text, &d) && d == (double)(long)d) { /* "1e3" */
+    *out = (long)d;
+    return true;
+  }
+  return false;
+}
+
+bool sm_flag_double(const sm_model *m, const char *name, double *out) {
+  const sm_flag *f = last_of(m, name);
+  if (!f || f->nvalues < 1 || !f->values[0].resolved) return false;
+  return pd_parse_double(f->values[0].text, out);
+}
+
+bool sm_flag_on(const sm_model *m, const char *name) {
+  long pos = -1, neg = -1;
+  char *no = pd_str_starts(name, "--") ? pd_xasprintf("--no-%s", name + 2) : NULL;
+  for (size_t i = 0; i < m->nflags; i++) {
+    if (!strcmp(m->flags[i].name, name)) pos = (long)i;
+    else if (no && !strcmp(m->flags[i].name, no)) neg = (long)i;
+  }
+  free(no);
+  if (pos < 0) return false;
+  const sm_flag *f = &m->flags[pos];
+  /* `--flag false` (type=bool flags in Relax parse any string as True; Megatron's store_true
+   * switches take none): treat an explicit false-looking value as off. */
+  if (f->nvalues == 1 && f->values[0].resolved &&
+      (!strcmp(f->values[0].text, "false") || !strcmp(f->values[0].text, "False") ||
+       !strcmp(f->values[0].text, "0")))
+    return false;
+  return pos > neg;
+}
+
+sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte) {
+  sm_range r = {start_byte, end_byte, 0, 0, 0, 0};
+  if (file < 0 || (size_t)file >= m->nfiles) return r;
+  const sm_file *f = &m->files[file];
+  uint32_t line = 0, col = 0;
+  for (uint32_t i = 0; i < end_byte && i < f->len; i++) {
+    if (i == start_byte) {
+      r.start_line = line;
+      r.start_col = col;
+    }
+    if (f->text[i] == '\n') {
+      line++;
+      col = 0;
+    } else {
+      col++;
+    }
+  }
+  if (start_byte >= end_byte || start_byte >= f->len) {
+    r.start_line = line;
+    r.start_col = col;
+  }
+  r.end_line = line;
+  r.end_col = col;
+  return r;
+}
+
+/* ---- context ------------------------------------------------------------------------------ */
+
+static const struct {
+  const char *canon;
+  const char *aliases[4];
+} gpus[] = {
+    {"H20-96G", {"H20", "H20-96GB", NULL}},
+    {"H100-80G", {"H100", "H100-80GB", NULL}},
+    {"H800-80G", {"H800", "H800-80GB", NULL}},
+    {"A100-80G", {"A100", "A100-80GB", NULL}},
+    {"A100-40G", {"A100-40GB", NULL}},
+    {"H200-141G", {"H200", "H200-141GB", NULL}},
+    {"B200-192G", {"B200", "B200-192GB", NULL}},
+    {"L20-48G", {"L20", "L20-48GB", NULL}},
+};
+
+/* Canonical GPU name ("h100" -> "H100-80G"); unknown names are kept, upper-cased. */
+static char *gpu_canonical(const char *s) {
+  char *u = pd_xstrdup(s);
+  size_t n = 0;
+  for (char *p = u; *p; p++)
+    if (!isspace((unsigned char)*p)) u[n++] = (char)toupper((unsigned char)*p);
+  u[n] = '\0';
+  for (char *p = u; *p; p++)
+    if (*p == '_' || *p == ' ') *p = '-';
+  for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++) {
+    if (!strcmp(u, gpus[i].canon)) goto found;
+    for (size_t j = 0; gpus[i].aliases[j]; j++)
+      if (!strcmp(u, gpus[i].aliases[j])) {
+        free(u);
+        return pd_xstrdup(gpus[i].canon);
+      }
+    continue;
+  found:
+    return u;
+  }
+  return u;
+}
+
+/* `# perf-doctor: gpu=H100-80G` anywhere in the script */
+static char *gpu_from_comment(const sm_file *f) {
+  const char *p = f->text;
+  while ((p = strstr(p, "perf-doctor:")) != NULL) {
+    const char *line = p;
+    while (line > f->text && line[-1] != '\n') line--;
+    const char *hash = memchr(line, '#', (size_t)(p - line));
+    p += 12;
+    if (!hash) continue;
+    while (*p == ' ') p++;
+    if (strncmp(p, "gpu=", 4) != 0) continue;
+    p += 4;
+    const char *e = p;
+    while (*e && !isspace((unsigned char)*e)) e++;
+    if (e > p) return pd_xstrndup(p, (size_t)(e - p));
+  }
+  return NULL;
+}
+
+static long resource_gpus(json_t *res, const char *role) {
+  json_t *v = json_object_get(res, role);
+  if (!json_is_array(v) || json_array_size(v) < 2) return -1;
+  json_t *g = json_array_get(v, 1);
+  return json_is_integer(g) ? (long)json_integer_value(g) : -1;
+}
+
+static void derive_context(builder *b) {
+  sm_model *m = b->m;
+  sm_context *c = &m->ctx;
+  fn_info fi = fn_parse(m->files[0].path);
+  c->name_gpus = fi.gpus;
+  c->name_device = fi.device ? pd_xstrdup(fi.device) : NULL;
+  c->name_model = fi.model ? pd_xstrdup(fi.model) : NULL;
+  c->name_size = fi.size ? pd_xstrdup(fi.size) : NULL;
+  c->name_suffixes = fi.suffixes ? pd_xstrdup(fi.suffixes) : NULL;
+
+  long v;
+  c->num_experts = sm_flag_long(m, "--num-experts", &v) ? v : 0;
+  c->moe = c->num_experts > 0;
+
+  bool hybrid = sm_flag_on(m, "--hybrid"), fa = sm_flag_on(m, "--fully-async"),
+       colo = sm_flag_on(m, "--colocate");
+  c->mode = hybrid ? "hybrid" : fa ? "fully-async" : colo ? "colocate" : "unknown";
+  if (!strcmp(c->mode, "unknown") && fi.mode_hint) c->mode = fi.mode_hint;
+
+  /* modality: flags first, then the name and the model */
+  c->modality = "text";
+  for (size_t i = 0; i < m->nflags; i++) {
+    const char *n = m->flags[i].name;
+    if (strstr(n, "video")) {
+      c->modality = "video";
+      break;
+    }
+    if (strstr(n, "--multimodal") || strstr(n, "--image") || strstr(n, "vision") ||
+        pd_str_starts(n, "--mm-"))
+      c->modality = "mm";
+  }
+  if (!strcmp(c->modality, "text") && fi.modality_hint) c->modality = fi.modality_hint;
+  if (!strcmp(c->modality, "text") && c->model &&
+      (strstr(c->model, "-vl") || strstr(c->model, "omni") || strstr(c->model, "ocr")))
+    c->modality = "mm";
+
+  c->tp = sm_flag_long(m, "--tensor-model-parallel-size", &v) ? v : 1;
+  c->pp = sm_flag_long(m, "--pipeline-model-parallel-size", &v) ? v : 1;
+  c->cp = sm_flag_long(m, "--context-parallel-size", &v) ? v : 1;
+  c->ep = sm_flag_long(m, "--expert-model-parallel-size", &v) ? v : 1;
+  c->etp = sm_flag_long(m, "--expert-tensor-parallel-size", &v) ? v : c->tp; /* Megatron: ETP=TP */
+  c->max_response_len = sm_flag_long(m, "--rollout-max-response-len", &v) ? v : -1;
+
+  /* GPUs: --resource {role: [num_serves, num_gpus]}; colocate shares (max), else roles add up */
+  c->gpus = c->actor_gpus = c->rollout_gpus = -1;
+  const sm_flag *res = sm_flag_get(m, "--resource");
+  if (res && json_is_object(res->json)) {
+    c->actor_gpus = resource_gpus(res->json, "actor");
+    c->rollout_gpus = resource_gpus(res->json, "rollout");
+    long total = 0, maxg = 0;
+    bool any = false;
+    const char *key;
+    json_t *val;
+    json_object_foreach(res->json, key, val) {
+      long g = resource_gpus(res->json, key);
+      if (g < 0) continue;
+      any = true;
+      total += g;
+      if (g > maxg) maxg = g;
+    }
+    if (any) c->gpus = (colo && !hybrid) ? maxg : total;
+  }
+  if (c->gpus < 0) c->gpus = fi.gpus;
+  if (c->actor_gpus < 0 && sm_flag_long(m, "--actor-num-nodes", &v)) {
+    long g;
+    if (sm_flag_long(m, "--actor-num-gpus-per-node", &g)) c->actor_gpus = v * g;
+  }
+  long gpn = sm_flag_long(m, "--num-gpus-per-node", &v) ? v : 8;
+  c->nodes = c->gpus_per_node = -1;
+  if (c->gpus > 0) {
+    long nn;
+    if (sm_flag_long(m, "--nnodes", &nn) && nn > 0) {
+      c->nodes = nn;
+      c->gpus_per_node = (c->gpus + nn - 1) / nn;
+    } else {
+      c->gpus_per_node = c->gpus < gpn ? c->gpus : gpn;
+      c->nodes = (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+    }
+  }
+
+  char *g = NULL;
+  if (b->opt->gpu && *b->opt->gpu) g = gpu_canonical(b->opt->gpu);
+  for (size_t i = 0; !g && i < m->nfiles; i++) {
+    char *cg = gpu_from_comment(&m->files[i]);
+    if (cg) g = gpu_canonical(cg);
+    free(cg);
+  }
+  c->gpu_assumed = g == NULL;
+  c->gpu = g ? g : pd_xstrdup("H20-96G");
+  fn_info_free(&fi);
+}
+
+/* ---- build / free --------------------------------------------------------------------------- */
+
+sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
+                   const sm_options *opt) {
+  static const sm_options defaults = {0};
+  sm_model *m = pd_xcalloc(1, sizeof *m);
+  m->train_file = -1;
+  m->source_file = -1;
+  builder b = {.m = m, .opt = opt ? opt : &defaults, .loop_budget = MAX_LOOP_ITER};
+  b.env = sh_env_new();
+  b.parser = sm_parser_new();
+  add_file(&b, path_absolute(path ? path : "script.sh"), pd_xstrndup(text, len), len, -1,
+           (sm_range){0});
+  if (!b.parser) {
+    add_cond(&b, SM_ERROR, "grammar", 0, (sm_range){0},
+             pd_xstrdup("the tree-sitter runtime rejected the bash grammar (ABI mismatch)"));
+    derive_context(&b);
+    goto done;
+  }
+  if (tree) {
+    b.trees[0] = ts_tree_copy(tree);
+  } else {
+    b.trees[0] = ts_parser_parse_string(b.parser, NULL, m->files[0].text, (uint32_t)len);
+  }
+  walk_file(&b, 0);
+
+  m->train_line_found = b.train_found;
+  if (b.train_found) {
+    build_flags(&b, &b.train);
+  } else {
+    /* No train command: every *_ARGS array counts as passed, in definition order. */
+    sh_fields all = {0};
+    const char **names;
+    size_t n = sh_array_names(b.env, &names);
+    for (size_t i = 0; i < n; i++) {
+      if (!pd_str_ends(names[i], "_ARGS")) continue;
+      sh_fields *a = sh_array_get(b.env, names[i]);
+      for (size_t j = 0; a && j < a->n; j++) sh_fields_push_copy(&all, &a->v[j]);
+    }
+    build_flags(&b, &all);
+    sh_fields_free(&all);
+    add_cond(&b, SM_INFO, "no-train-line", 0, (sm_range){0},
+             pd_xstrdup("no `python3 -m relax.entrypoints.train` command found; every *_ARGS "
+                        "array in the file is counted as passed"));
+  }
+  derive_context(&b);
+
+done:
+  for (size_t i = 0; i < b.ntrees; i++)
+    if (b.trees[i]) ts_tree_delete(b.trees[i]);
+  free(b.trees);
+  for (size_t i = 0; i < b.nfuncs; i++) free(b.funcs[i].name);
+  free(b.funcs);
+  free(b.stack);
+  sh_fields_free(&b.train);
+  sh_env_free(b.env);
+  if (b.parser) ts_parser_delete(b.parser);
+  return m;
+}
+
+void sm_model_free(sm_model *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->nfiles; i++) {
+    free(m->files[i].path);
+    free(m->files[i].text);
+  }
+  free(m->files);
+  for (size_t i = 0; i < m->nflags; i++) {
+    sm_flag *f = &m->flags[i];
+    free(f->name);
+    for (size_t j = 0; j < f->nvalues; j++) free(f->values[j].text);
+    free(f->values);
+    free(f->group);
+    free(f->note);
+    json_decref(f->json);
+  }
+  free(m->flags);
+  for (size_t i = 0; i < m->narrays; i++) free(m->arrays[i].name);
+  free(m->arrays);
+  for (size_t i = 0; i < m->nconds; i++) {
+    free(m->conds[i].code);
+    free(m->conds[i].message);
+  }
+  free(m->conds);
+  sm_context *c = &m->ctx;
+  free(c->model);
+  free(c->gpu);
+  free(c->name_device);
+  free(c->name_model);
+  free(c->name_size);
+  free(c->name_suffixes);
+  free(m);
+}

@@ -1,0 +1,83 @@
+/* shell: the part of bash the script model needs, evaluated without executing anything.
+ *
+ * A variable store (scalars and indexed arrays) and word expansion over tree-sitter-bash nodes:
+ * quotes, ${VAR}, ${VAR:-x}, ${VAR:=x}, ${VAR:+x}, ${VAR-x}, nested defaults, "${ARR[@]}" spreads,
+ * $(( arithmetic )), $(seq ...), the SCRIPT_DIR idiom `$(cd "$(dirname "${BASH_SOURCE[0]}")" &&
+ * pwd)`, and word splitting of unquoted expansions. Anything else (other command substitutions,
+ * ${VAR:?msg} with VAR unset) yields an unresolved field that keeps its source text.
+ *
+ * Variables a script never assigns are treated as unset: the model reports the configuration the
+ * script describes by itself, with its own defaults. */
+#ifndef PD_SHELL_H
+#define PD_SHELL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+
+#include "analyzer/script.h"
+
+/* One argv element with where it came from. Strings are owned by the field. */
+typedef struct {
+  char *text;       /* expanded text, or the source word when !resolved */
+  bool resolved;
+  bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing */
+  int file;
+  sm_range range;   /* the source word */
+  char *group;      /* array the element was written in, NULL elsewhere */
+  bool conditional;
+  char *note;       /* attached NOTE comment text, NULL if none */
+  int note_file;
+  sm_range note_range;
+} sh_field;
+
+typedef struct {
+  sh_field *v;
+  size_t n, cap;
+} sh_fields;
+
+void sh_field_copy(sh_field *dst, const sh_field *src); /* deep copy */
+void sh_fields_push_copy(sh_fields *fs, const sh_field *f);
+void sh_fields_clear(sh_fields *fs); /* frees the fields' strings, keeps capacity */
+void sh_fields_free(sh_fields *fs);
+
+typedef struct sh_env sh_env;
+
+/* A source file being evaluated: its text and index in the model (for ranges). */
+typedef struct {
+  const char *src;
+  size_t len;
+  int file;
+  const char *path; /* for BASH_SOURCE / the SCRIPT_DIR idiom */
+} sh_file;
+
+sh_env *sh_env_new(void);
+void sh_env_free(sh_env *e);
+
+/* Scalars. known=false records "set, value unknown" (e.g. from an unevaluated $(...)). */
+void sh_var_set(sh_env *e, const char *name, const char *value, bool known);
+void sh_var_unset(sh_env *e, const char *name);
+/* Returns true when set; *value (borrowed, valid until the next change) and *known filled. */
+bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *known);
+
+/* Arrays: the returned list is owned by the env; NULL when never defined. */
+sh_fields *sh_array_get(sh_env *e, const char *name);
+/* Creates (or empties, unless append) the array and returns it for filling. */
+sh_fields *sh_array_define(sh_env *e, const char *name, bool append);
+/* Names of all arrays in first-definition order (borrowed). */
+size_t sh_array_names(const sh_env *e, const char ***names);
+
+/* Expands one word-like node (word, number, string, raw_string, concatenation, expansion,
+ * simple_expansion, command_substitution, arithmetic_expansion, ...) into fields appended to out.
+ * `conditional` and `group` are copied into each produced field that was written here. */
+void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool conditional,
+               sh_fields *out);
+
+/* Expands a node to a single string (no splitting), as on the right of NAME=. Returns a fresh
+ * string (caller frees); *known false when part of it could not be resolved. */
+char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known);
+
+/* Range of a node in file f. */
+sm_range sh_node_range(TSNode n);
+
+#endif
