@@ -1,0 +1,886 @@
+#include "analyzer/trace_rank.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/trace_iv.h"
+#include "analyzer/trace_read.h"
+#include "analyzer/util.h"
+
+#define NO_ID UINT32_MAX
+/* Host gaps up to this long between CPU ops still count as "launch activity": eager PyTorch
+ * spends tens of µs of Python between ops, which is not data supply. */
+#define HOST_BRIDGE_NS 100000
+/* HTA's consecutive_kernel_delay default (µs in practice), in ns. */
+#define KERNEL_WAIT_NS 30000
+
+/* ---- string interning (kernel names, collective args) ---- */
+
+typedef struct {
+  char **str;
+  uint8_t *cls;   /* kernel class, computed on first use */
+  size_t n, cap;
+  uint32_t *slot; /* open addressing: id + 1, 0 = empty */
+  size_t nslot;
+} names;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static uint32_t names_intern(names *t, const char *s) {
+  if (t->n * 2 >= t->nslot) {
+    size_t ns = t->nslot ? t->nslot * 2 : 1024;
+    uint32_t *slot = pd_xcalloc(ns, sizeof *slot);
+    for (size_t i = 0; i < t->n; i++) {
+      size_t h = hash_str(t->str[i]) & (ns - 1);
+      while (slot[h]) h = (h + 1) & (ns - 1);
+      slot[h] = (uint32_t)i + 1;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = ns;
+  }
+  size_t h = hash_str(s) & (t->nslot - 1);
+  while (t->slot[h]) {
+    uint32_t id = t->slot[h] - 1;
+    if (!strcmp(t->str[id], s)) return id;
+    h = (h + 1) & (t->nslot - 1);
+  }
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 256;
+    t->str = pd_xrealloc(t->str, t->cap * sizeof *t->str);
+    t->cls = pd_xrealloc(t->cls, t->cap);
+  }
+  t->str[t->n] = pd_xstrdup(s);
+  t->cls[t->n] = 0;
+  t->slot[h] = (uint32_t)t->n + 1;
+  return (uint32_t)t->n++;
+}
+
+static void names_free(names *t) {
+  for (size_t i = 0; i < t->n; i++) free(t->str[i]);
+  free(t->str);
+  free(t->cls);
+  free(t->slot);
+}
+
+/* ---- kernel classification: HTA's regexes, spelled out ---- */
+
+static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+int tr_kernel_class(const char *n) {
+  /* COMMUNICATION: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*) */
+  if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || strstr(n, "ncclKernel"))
+    return TR_COMM;
+  /* MEMORY: (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma) */
+  if (starts(n, "Memcpy") || starts(n, "Memset") || starts(n, "hipMemcpy") ||
+      starts(n, "hipMemset") || starts(n, "dma"))
+    return TR_MEM;
+  /* COMPUTATION: everything that does not match HTA's non-compute pattern (re.match, so
+   * "(cuda.*LaunchKernel)" is anchored at the start while ".*X" means "contains X"). */
+  const char *cuda = starts(n, "cuda") ? strstr(n + 4, "LaunchKernel") : NULL;
+  if (starts(n, "nccl") || strstr(n, "Memcpy") || strstr(n, "Memset") || strstr(n, "dma") ||
+      strstr(n, "Sync") || starts(n, "Stream Wait Event") || cuda || starts(n, "runFunction") ||
+      starts(n, "hip") || starts(n, "job_exe") || starts(n, "packet") || starts(n, "pe_exe") ||
+      starts(n, "cpum_exe_subgraph") || starts(n, "hccl") ||
+      starts(n, "collective_subgraph_execution"))
+    return TR_OTHER;
+  return TR_COMP;
+}
+
+static int names_class(names *t, uint32_t id) {
+  if (!t->cls[id]) t->cls[id] = (uint8_t)tr_kernel_class(t->str[id]);
+  return t->cls[id];
+}
+
+/* ---- compact records ---- */
+
+typedef struct {
+  int64_t ts, end; /* ns on the trace clock */
+  int64_t corr;
+  int64_t stream;
+  uint32_t name;
+  uint32_t ci;     /* index into col.cinfo, or NO_ID */
+  bool kcat;       /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
+} gev;
+
+typedef struct {
+  int64_t corr, ts, end;
+  uint32_t name;
+} rtev;
+
+typedef struct {
+  uint32_t coll, pg, pg_ranks, comms_id; /* interned, or NO_ID */
+  int64_t seq, nelems;
+} cinfo;
+
+typedef struct {
+  long n;
+  int64_t ts, end;
+  bool user_annotation;
+} steprow;
+
+typedef struct {
+  names nm;
+  gev *g;
+  size_t ng, capg;
+  rtev *rt;
+  size_t nrt, caprt;
+  uint32_t *rtslot; /* corr -> rt index + 1 */
+  size_t nrtslot;
+  cinfo *ci;
+  size_t nci, capci;
+  steprow *st;
+  size_t nst, capst;
+  tr_ivs host, hostcoll;
+  size_t host_compact_at;
+  bool float_ts;
+  bool has_memory;
+  int64_t tmin, tmax;
+  bool any_time;
+  tr_rank *out;
+} col;
+
+/* ---- JSON helpers ---- */
+
+static const char *jstr(json_t *o, const char *k) {
+  json_t *v = json_object_get(o, k);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool jnum(json_t *v, double *out) {
+  if (json_is_integer(v)) *out = (double)json_integer_value(v);
+  else if (json_is_real(v)) *out = json_real_value(v);
+  else return false;
+  return true;
+}
+
+/* µs (int or float) -> ns, exact for Kineto's 3-decimal floats. */
+static bool jns(json_t *v, int64_t *out) {
+  if (json_is_integer(v)) {
+    json_int_t x = json_integer_value(v);
+    if (x > INT64_MAX / 1000 || x < INT64_MIN / 1000) return false;
+    *out = (int64_t)x * 1000;
+    return true;
+  }
+  if (json_is_real(v)) {
+    double x = json_real_value(v) * 1000.0;
+    if (!(x > -9.2e18 && x < 9.2e18)) return false;
+    *out = (int64_t)llround(x);
+    return true;
+  }
+  return false;
+}
+
+static int64_t jint_or(json_t *o, const char *k, int64_t dflt) {
+  json_t *v = json_object_get(o, k);
+  if (json_is_integer(v)) return (int64_t)json_integer_value(v);
+  if (json_is_real(v)) return (int64_t)json_real_value(v);
+  if (json_is_string(v)) {
+    long x;
+    if (pd_parse_long(json_string_value(v), &x)) return x;
+  }
+  return dflt;
+}
+
+/* A scalar arg as an interned string (ints printed), or NO_ID. */
+static uint32_t jintern(names *nm, json_t *o, const char *k) {
+  json_t *v = json_object_get(o, k);
+  char tmp[64];
+  if (json_is_string(v)) return names_intern(nm, json_string_value(v));
+  if (json_is_integer(v)) {
+    snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(v));
+    return names_intern(nm, tmp);
+  }
+  if (json_is_real(v)) {
+    snprintf(tmp, sizeof tmp, "%.17g", json_real_value(v));
+    return names_intern(nm, tmp);
+  }
+  return NO_ID;
+}
+
+/* ---- runtime map ---- */
+
+static uint64_t hash_i64(int64_t x) {
+  uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+static void rt_index(col *c, size_t idx) {
+  size_t m = c->nrtslot - 1, h = hash_i64(c->rt[idx].corr) & m;
+  while (c->rtslot[h]) {
+    if (c->rt[c->rtslot[h] - 1].corr == c->rt[idx].corr) { /* the later row wins, as in HTA */
+      c->rtslot[h] = (uint32_t)idx + 1;
+      return;
+    }
+    h = (h + 1) & m;
+  }
+  c->rtslot[h] = (uint32_t)idx + 1;
+}
+
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name) {
+  rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
+  *r = (rtev){corr, ts, end, name};
+  if (c->nrt * 2 > c->nrtslot) {
+    size_t ns = c->nrtslot ? c->nrtslot * 2 : 4096;
+    free(c->rtslot);
+    c->rtslot = pd_xcalloc(ns, sizeof *c->rtslot);
+    c->nrtslot = ns;
+    for (size_t i = 0; i < c->nrt; i++) rt_index(c, i);
+  } else {
+    rt_index(c, c->nrt - 1);
+  }
+}
+
+static const rtev *rt_find(const col *c, int64_t corr) {
+  if (!c->nrtslot || corr < 0) return NULL;
+  size_t m = c->nrtslot - 1, h = hash_i64(corr) & m;
+  while (c->rtslot[h]) {
+    const rtev *r = &c->rt[c->rtslot[h] - 1];
+    if (r->corr == corr) return r;
+    h = (h + 1) & m;
+  }
+  return NULL;
+}
+
+/* ---- event intake ---- */
+
+static bool parse_step(const char *name, long *n) {
+  /* HTA: ^ProfilerStep#(\d+) selects the rows; the number is read with ProfilerStep\s*#\s*(\d+) */
+  if (!starts(name, "ProfilerStep#")) return false;
+  const char *p = name + 13;
+  if (!isdigit((unsigned char)*p)) return false;
+  *n = strtol(p, NULL, 10);
+  return true;
+}
+
+static void host_add(col *c, int64_t b, int64_t e) {
+  tr_ivs_push(&c->host, b, e);
+  if (c->host.n >= c->host_compact_at) { /* keep memory bounded by the union's size */
+    tr_ivs_merge(&c->host);
+    tr_ivs_bridge(&c->host, HOST_BRIDGE_NS);
+    c->host_compact_at = c->host.n * 2 > 65536 ? c->host.n * 2 : 65536;
+  }
+}
+
+static void on_event(void *vc, json_t *ev, uint64_t offset) {
+  (void)offset;
+  col *c = vc;
+  json_t *jts = json_object_get(ev, "ts");
+  /* HTA rounds when pandas' ts column is float: any float ts, or any row without one. */
+  if (!json_is_integer(jts)) c->float_ts = true;
+  const char *cat = jstr(ev, "cat"), *name = jstr(ev, "name");
+  if (!name) name = "";
+  if (cat && !strcmp(cat, "cpu_instant_event") && !strcmp(name, "[memory]")) c->has_memory = true;
+  json_t *jdur = json_object_get(ev, "dur");
+  int64_t ts, dur;
+  if (!cat || !jns(jts, &ts) || !jns(jdur, &dur)) return; /* HTA drops rows without dur/cat */
+  if (!strcmp(cat, "Trace")) return;
+  int64_t end = ts + dur;
+  if (!c->any_time || ts < c->tmin) c->tmin = ts;
+  if (!c->any_time || end > c->tmax) c->tmax = end;
+  c->any_time = true;
+  json_t *args = json_object_get(ev, "args");
+  int64_t stream = jint_or(args, "stream", -1), corr = jint_or(args, "correlation", -1);
+  if (stream >= 0) {
+    gev *g = PD_PUSH(c->g, c->ng, c->capg);
+    g->ts = ts;
+    g->end = end;
+    g->corr = corr;
+    g->stream = stream;
+    g->name = names_intern(&c->nm, name);
+    g->kcat = !strcmp(cat, "kernel") || !strcmp(cat, "Kernel") || !strcmp(cat, "gpu_memset") ||
+              !strcmp(cat, "Memset") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "Memcpy") ||
+              !strcmp(cat, "mtia_ccp_events");
+    g->ci = NO_ID;
+    if (names_class(&c->nm, g->name) == TR_COMM && args) {
+      cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
+      ci->coll = jintern(&c->nm, args, "Collective name");
+      ci->pg = jintern(&c->nm, args, "Process Group Name");
+      ci->pg_ranks = jintern(&c->nm, args, "Process Group Ranks");
+      ci->comms_id = jintern(&c->nm, args, "Comms Id");
+      ci->seq = jint_or(args, "Seq", -1);
+      ci->nelems = jint_or(args, "In msg nelems", -1);
+      g->ci = (uint32_t)(c->nci - 1);
+    }
+    return;
+  }
+  if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name));
+  long n;
+  if (parse_step(name, &n)) {
+    steprow *s = PD_PUSH(c->st, c->nst, c->capst);
+    *s = (steprow){n, ts, end, !strcmp(cat, "user_annotation")};
+  }
+  bool op = !strcmp(cat, "cpu_op");
+  if (op || !strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver") || !strcmp(cat, "Runtime"))
+    host_add(c, ts, end);
+  if ((!strcmp(cat, "user_annotation") && starts(name, "nccl:")) ||
+      (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
+    tr_ivs_push(&c->hostcoll, ts, end);
+}
+
+static void on_header(void *vc, const char *key, json_t *v) {
+  col *c = vc;
+  tr_rank *r = c->out;
+  if (!strcmp(key, "distributedInfo") && json_is_object(v)) {
+    json_t *jr = json_object_get(v, "rank");
+    if (json_is_integer(jr)) {
+      r->rank = (int)json_integer_value(jr);
+      r->rank_source = "distributedInfo";
+    }
+    json_t *ws = json_object_get(v, "world_size");
+    if (json_is_integer(ws)) r->world_size = (int)json_integer_value(ws);
+  } else if (!strcmp(key, "baseTimeNanoseconds")) {
+    double d;
+    if (json_is_integer(v)) {
+      r->base_ns = (int64_t)json_integer_value(v);
+      r->has_base = true;
+    } else if (jnum(v, &d)) {
+      r->base_ns = (int64_t)llround(d);
+      r->has_base = true;
+    }
+  }
+}
+
+/* ---- file name ---- */
+
+static int num_after(const char *s, const char *key, bool allow_sep) {
+  for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+    const char *q = p + strlen(key);
+    if (allow_sep && (*q == '_' || *q == '-')) q++;
+    if (isdigit((unsigned char)*q)) return (int)strtol(q, NULL, 10);
+  }
+  return -1;
+}
+
+void tr_parse_file_name(const char *path, int *rank, int *dp, int *tp, int *pp) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  *rank = num_after(base, "rank", true);
+  *dp = num_after(base, "_dp", false);
+  *tp = num_after(base, "_tp", false);
+  *pp = num_after(base, "_pp", false);
+}
+
+/* ---- HTA analyses ---- */
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+typedef struct {
+  int64_t ts, end; /* HTA's view (rounded when the trace has float ts), ns */
+} hspan;
+
+static hspan hta_span(bool round, int64_t ts, int64_t end) {
+  if (!round) return (hspan){ts, end};
+  return (hspan){ceil_div(ts, 1000) * 1000, floor_div(end, 1000) * 1000};
+}
+
+typedef struct {
+  int64_t ts, end;
+  int64_t rt_ts;
+  bool has_rt;
+  int64_t stream;
+} idle_row;
+
+static int idle_cmp(const void *pa, const void *pb) {
+  const idle_row *a = pa, *b = pb;
+  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+  return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+static int i64_cmp(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+static int long_cmp(const void *pa, const void *pb) {
+  long a = *(const long *)pa, b = *(const long *)pb;
+  return (a > b) - (a < b);
+}
+
+typedef struct {
+  long count;
+  double sum, sumsq, min, max;
+} kacc;
+
+static int kstat_cmp(const void *pa, const void *pb) {
+  const tr_kernel_stat *a = pa, *b = pb;
+  if (a->sum_us != b->sum_us) return a->sum_us > b->sum_us ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+static bool is_launch_api(const char *n) {
+  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
+         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
+}
+
+static void analyze_hta(col *c, const tr_rank_opts *opts) {
+  tr_rank *r = c->out;
+  tr_hta *h = &r->hta;
+  bool round = c->float_ts;
+  h->rounded = round;
+  h->dropped_step = -1;
+  /* HTA filters only when it sees at least two distinct ProfilerStep names. */
+  long *ns = pd_xmalloc((c->nst + 1) * sizeof *ns);
+  for (size_t i = 0; i < c->nst; i++) ns[i] = c->st[i].n;
+  qsort(ns, c->nst, sizeof *ns, long_cmp);
+  size_t nd = 0;
+  for (size_t i = 0; i < c->nst; i++)
+    if (i == 0 || ns[i] != ns[i - 1]) ns[nd++] = ns[i];
+  h->filtered = nd >= 2;
+  int64_t last_start = INT64_MIN, last_end = INT64_MIN;
+  long last_n = -1;
+  for (size_t i = 0; i < c->nst; i++) {
+    hspan s = hta_span(round, c->st[i].ts, c->st[i].end);
+    if (s.ts > last_start) {
+      last_start = s.ts;
+      last_n = c->st[i].n;
+    }
+    if (s.end > last_end) last_end = s.end;
+  }
+  h->iterations = ns;
+  h->n_iterations = nd;
+  if (h->filtered && !opts->include_last) {
+    h->dropped_step = last_n;
+    size_t k = 0; /* iterations analysed: the steps that start before the last one */
+    for (size_t i = 0; i < nd; i++) {
+      bool early = false;
+      for (size_t j = 0; j < c->nst; j++)
+        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end).ts < last_start)
+          early = true;
+      if (early) ns[k++] = ns[i];
+    }
+    h->n_iterations = k;
+  }
+
+  tr_ivs all = {0}, comp = {0}, comm = {0}, mem = {0};
+  idle_row *idle = pd_xmalloc((c->ng + 1) * sizeof *idle);
+  size_t nidle = 0;
+  kacc *acc = pd_xcalloc(c->nm.n + 1, sizeof *acc);
+  int64_t *delays = pd_xmalloc((c->ng + 1) * sizeof *delays);
+  size_t ndel = 0;
+  for (size_t i = 0; i < c->ng; i++) {
+    const gev *g = &c->g[i];
+    const rtev *rt = g->corr >= 0 ? rt_find(c, g->corr) : NULL;
+    hspan s = hta_span(round, g->ts, g->end);
+    hspan rs = rt ? hta_span(round, rt->ts, rt->end) : (hspan){0, 0};
+    if (h->filtered) {
+      /* keep GPU rows launched by a CPU row inside the kept steps; a stream row without a
+       * correlation is a "CPU row" to HTA and is judged by its own ts */
+      int64_t t;
+      if (g->corr >= 0) {
+        if (!rt) continue;
+        t = rs.ts;
+      } else {
+        t = s.ts;
+      }
+      if (opts->include_last ? t > last_end : t >= last_start) continue;
+    }
+    h->n_kernels++;
+    int cls = names_class(&c->nm, g->name);
+    tr_ivs_push(&all, s.ts, s.end);
+    if (cls == TR_COMP) tr_ivs_push(&comp, s.ts, s.end);
+    else if (cls == TR_COMM) tr_ivs_push(&comm, s.ts, s.end);
+    else if (cls == TR_MEM) tr_ivs_push(&mem, s.ts, s.end);
+    if (g->kcat)
+      idle[nidle++] = (idle_row){s.ts, s.end, rs.ts, rt != NULL, g->stream};
+    kacc *a = &acc[g->name];
+    double d = (double)(s.end - s.ts) / 1000.0;
+    if (a->count == 0 || d < a->min) a->min = d;
+    if (a->count == 0 || d > a->max) a->max = d;
+    a->count++;
+    a->sum += d;
+    a->sumsq += d * d;
+    if (rt && is_launch_api(c->nm.str[rt->name])) {
+      int64_t delay = s.ts - rs.end;
+      if (delay < 0) delay = 0;
+      delays[ndel++] = delay;
+      h->launch_n++;
+      if (delay > 100000) h->launch_delay_over_100++;
+      if (rs.end - rs.ts > 50000) h->launch_cpu_over_50++;
+      if (s.end - s.ts < rs.end - rs.ts) h->launch_gpu_shorter++;
+    }
+  }
+  tr_ivs_merge(&all);
+  tr_ivs_merge(&comp);
+  tr_ivs_merge(&comm);
+  tr_ivs_merge(&mem);
+  if (all.n) {
+    int64_t kt = all.v[all.n - 1].e - all.v[0].b;
+    int64_t idle_t = kt - tr_ivs_total(&all);
+    int64_t comp_t = tr_ivs_total(&comp);
+    h->kernel_time_us = (double)kt / 1000.0;
+    h->idle_us = (double)idle_t / 1000.0;
+    h->compute_us = (double)comp_t / 1000.0;
+    h->non_compute_us = (double)(kt - comp_t - idle_t) / 1000.0;
+  }
+  const tr_ivs *cc[2] = {&comm, &comp};
+  int64_t t2[8];
+  tr_ivs_sweep(cc, 2, t2);
+  int64_t comm_t = tr_ivs_total(&comm);
+  h->comm_us = (double)comm_t / 1000.0;
+  h->overlap_us = (double)t2[3] / 1000.0;
+  h->overlap_pct = comm_t ? 100.0 * (double)t2[3] / (double)comm_t : NAN;
+  const tr_ivs *cm[3] = {&comp, &comm, &mem};
+  int64_t t3[8];
+  tr_ivs_sweep(cm, 3, t3);
+  for (int m = 0; m < 8; m++) h->type_us[m] = (double)t3[m] / 1000.0;
+
+  /* per-stream idle breakdown: gap to the previous row on the stream (in ts order, not a
+   * running max, as HTA computes it) */
+  qsort(idle, nidle, sizeof *idle, idle_cmp);
+  size_t cap_idle = 0;
+  for (size_t i = 0; i < nidle;) {
+    tr_idle_stream *is = PD_PUSH(h->idle, h->n_idle, cap_idle);
+    is->stream = idle[i].stream;
+    is->host_wait_us = is->kernel_wait_us = is->other_us = 0;
+    size_t j;
+    for (j = i + 1; j < nidle && idle[j].stream == idle[i].stream; j++) {
+      int64_t prev_end = idle[j - 1].end, gap = idle[j].ts - prev_end;
+      double g = (double)gap / 1000.0;
+      if (idle[j].has_rt && idle[j].rt_ts > prev_end) is->host_wait_us += g;
+      else if (gap < KERNEL_WAIT_NS) is->kernel_wait_us += g;
+      else is->other_us += g;
+    }
+    i = j;
+  }
+
+  /* per-name statistics (sample std, as pandas) */
+  size_t nk = 0;
+  for (size_t id = 0; id < c->nm.n; id++) nk += acc[id].count ? 1 : 0;
+  h->kernels = pd_xcalloc(nk + 1, sizeof *h->kernels);
+  for (size_t id = 0; id < c->nm.n; id++) {
+    kacc *a = &acc[id];
+    if (!a->count) continue;
+    tr_kernel_stat *k = &h->kernels[h->n_kernel_stats++];
+    k->name = pd_xstrdup(c->nm.str[id]);
+    k->cls = names_class(&c->nm, (uint32_t)id);
+    k->count = a->count;
+    k->sum_us = a->sum;
+    k->min_us = a->min;
+    k->max_us = a->max;
+    k->mean_us = a->sum / (double)a->count;
+    double var = a->count > 1
+                     ? (a->sumsq - a->sum * a->sum / (double)a->count) / (double)(a->count - 1)
+                     : 0;
+    k->std_us = var > 0 ? sqrt(var) : 0;
+  }
+  qsort(h->kernels, h->n_kernel_stats, sizeof *h->kernels, kstat_cmp);
+
+  if (ndel) {
+    qsort(delays, ndel, sizeof *delays, i64_cmp);
+    double med = ndel % 2 ? (double)delays[ndel / 2]
+                          : ((double)delays[ndel / 2 - 1] + (double)delays[ndel / 2]) / 2.0;
+    double sum = 0;
+    for (size_t i = 0; i < ndel; i++) sum += (double)delays[i];
+    h->launch_median_delay_us = med / 1000.0;
+    h->launch_mean_delay_us = sum / (double)ndel / 1000.0;
+  }
+  free(delays);
+  free(acc);
+  free(idle);
+  tr_ivs_free(&all);
+  tr_ivs_free(&comp);
+  tr_ivs_free(&comm);
+  tr_ivs_free(&mem);
+}
+
+/* ---- per-step decomposition and cross-rank facts ---- */
+
+static bool coll_is(const col *c, const gev *g, const char *what) {
+  if (g->ci == NO_ID || c->ci[g->ci].coll == NO_ID) return false;
+  return !strcmp(c->nm.str[c->ci[g->ci].coll], what);
+}
+
+static bool is_p2p(const col *c, const gev *g) {
+  if (g->ci != NO_ID && c->ci[g->ci].coll != NO_ID) {
+    const char *n = c->nm.str[c->ci[g->ci].coll];
+    return !strcmp(n, "send") || !strcmp(n, "recv") || !strcmp(n, "sendrecv") ||
+           !strcmp(n, "batch_isend_irecv");
+  }
+  const char *k = c->nm.str[g->name];
+  return strstr(k, "SendRecv") || strstr(k, "_Send") || strstr(k, "_Recv");
+}
+
+static int step_cmp(const void *pa, const void *pb) {
+  const steprow *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->n > b->n) - (a->n < b->n);
+}
+
+/* Index of the window containing t (trace clock), or -1. Windows are sorted by start. */
+static long window_of(const steprow *w, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (w[mid].ts <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0) return -1;
+  return t < w[lo - 1].end ? (long)lo - 1 : -1;
+}
+
+typedef struct {
+  int64_t ts, end;
+  size_t idx;
+} commref;
+
+static int commref_cmp(const void *pa, const void *pb) {
+  const commref *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+/* The key under which every rank records the same collective instance: Comms Id, else
+ * (process group, Seq), else (group, collective, size, ordinal on this rank). */
+static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
+  const cinfo *ci = g->ci != NO_ID ? &c->ci[g->ci] : NULL;
+  if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.str[ci->comms_id]);
+  if (ci && ci->pg != NO_ID && ci->seq >= 0)
+    return pd_xasprintf("pg:%s#%lld", c->nm.str[ci->pg], (long long)ci->seq);
+  const char *grp = ci && ci->pg_ranks != NO_ID ? c->nm.str[ci->pg_ranks]
+                    : ci && ci->pg != NO_ID     ? c->nm.str[ci->pg]
+                                                : "";
+  const char *what = ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name];
+  char *prefix = pd_xasprintf("ord:%s|%s|%lld", grp, what, (long long)(ci ? ci->nelems : -1));
+  uint32_t id = names_intern(&c->nm, prefix);
+  if (id >= *nord) {
+    size_t n = (size_t)id + 64;
+    *ord = pd_xrealloc(*ord, n * sizeof **ord);
+    memset(*ord + *nord, 0, (n - *nord) * sizeof **ord);
+    *nord = n;
+  }
+  char *key = pd_xasprintf("%s|%u", prefix, (*ord)[id]++);
+  free(prefix);
+  return key;
+}
+
+static void analyze_steps(col *c) {
+  tr_rank *r = c->out;
+  int64_t base = r->has_base ? r->base_ns : 0;
+  tr_ivs all = {0}, comp = {0}, comm = {0}, mem = {0}, pend_any = {0}, pend_comm = {0};
+  for (size_t i = 0; i < c->ng; i++) {
+    const gev *g = &c->g[i];
+    int cls = names_class(&c->nm, g->name);
+    tr_ivs_push(&all, g->ts, g->end);
+    if (cls == TR_COMP) tr_ivs_push(&comp, g->ts, g->end);
+    else if (cls == TR_COMM) tr_ivs_push(&comm, g->ts, g->end);
+    else if (cls == TR_MEM) tr_ivs_push(&mem, g->ts, g->end);
+    const rtev *rt = rt_find(c, g->corr);
+    if (rt && g->ts > rt->end) { /* launched, not started: the GPU waits on something */
+      tr_ivs_push(&pend_any, rt->end, g->ts);
+      if (cls == TR_COMM) tr_ivs_push(&pend_comm, rt->end, g->ts);
+    }
+  }
+  tr_ivs *sets[] = {&all, &comp, &comm, &mem, &pend_any, &pend_comm, &c->hostcoll};
+  for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) tr_ivs_merge(sets[i]);
+  tr_ivs_merge(&c->host);
+  tr_ivs_bridge(&c->host, HOST_BRIDGE_NS);
+
+  /* One exclusive decomposition: compute > exposed comm > exposed memory > other GPU work,
+   * and idle split into collective wait > launch-bound > data supply. */
+  tr_ivs cc = {0}, exp_comm = {0}, ccm = {0}, exp_mem = {0}, other = {0};
+  tr_ivs coll_src = {0}, coll_idle = {0}, launch_src = {0}, launch_tmp = {0}, launch_idle = {0};
+  tr_ivs_union(&comp, &comm, &cc);
+  tr_ivs_subtract(&comm, &comp, &exp_comm);
+  tr_ivs_union(&cc, &mem, &ccm);
+  tr_ivs_subtract(&mem, &cc, &exp_mem);
+  tr_ivs_subtract(&all, &ccm, &other);
+  tr_ivs_union(&pend_comm, &c->hostcoll, &coll_src);
+  tr_ivs_subtract(&coll_src, &all, &coll_idle);
+  tr_ivs_union(&pend_any, &c->host, &launch_src);
+  tr_ivs_subtract(&launch_src, &all, &launch_tmp);
+  tr_ivs_subtract(&launch_tmp, &coll_idle, &launch_idle);
+
+  /* Windows: the CPU-side ProfilerStep spans, one per step number. */
+  steprow *w = pd_xmalloc((c->nst + 1) * sizeof *w);
+  size_t nw = 0;
+  for (size_t i = 0; i < c->nst; i++)
+    if (c->st[i].user_annotation) w[nw++] = c->st[i];
+  qsort(w, nw, sizeof *w, step_cmp);
+  size_t k = 0;
+  for (size_t i = 0; i < nw; i++) {
+    bool dup = false;
+    for (size_t j = 0; j < k; j++) dup |= w[j].n == w[i].n;
+    if (!dup) w[k++] = w[i];
+  }
+  nw = k;
+  if (nw == 0 && c->any_time) w[nw++] = (steprow){-1, c->tmin, c->tmax, true};
+
+  r->steps = pd_xcalloc(nw + 1, sizeof *r->steps);
+  r->n_steps = nw;
+  for (size_t i = 0; i < nw; i++) {
+    tr_step *s = &r->steps[i];
+    int64_t b = w[i].ts, e = w[i].end;
+    s->step = w[i].n;
+    s->b = b + base;
+    s->e = e + base;
+    int64_t win = e - b, busy = tr_ivs_len_in(&all, b, e);
+    s->window_us = us(win);
+    s->compute_us = us(tr_ivs_len_in(&comp, b, e));
+    s->exposed_comm_us = us(tr_ivs_len_in(&exp_comm, b, e));
+    s->exposed_mem_us = us(tr_ivs_len_in(&exp_mem, b, e));
+    s->other_gpu_us = us(tr_ivs_len_in(&other, b, e));
+    int64_t ic = tr_ivs_len_in(&coll_idle, b, e), il = tr_ivs_len_in(&launch_idle, b, e);
+    s->idle_collective_us = us(ic);
+    s->idle_launch_us = us(il);
+    s->idle_data_us = us(win - busy - ic - il);
+    s->comm_us = us(tr_ivs_len_in(&comm, b, e));
+  }
+
+  /* Comm kernels in time order: P2P counts, phase ends and collective instances. */
+  commref *cr = pd_xmalloc((c->ng + 1) * sizeof *cr);
+  size_t ncr = 0;
+  for (size_t i = 0; i < c->ng; i++)
+    if (names_class(&c->nm, c->g[i].name) == TR_COMM) cr[ncr++] = (commref){c->g[i].ts, c->g[i].end, i};
+  qsort(cr, ncr, sizeof *cr, commref_cmp);
+  int64_t *last_p2p = pd_xmalloc((nw + 1) * sizeof *last_p2p);
+  int64_t *after = pd_xmalloc((nw + 1) * sizeof *after);
+  for (size_t i = 0; i < nw; i++) last_p2p[i] = after[i] = INT64_MIN;
+  for (size_t i = 0; i < c->ng; i++) {
+    long wi = window_of(w, nw, c->g[i].ts);
+    if (wi >= 0) r->steps[wi].n_kernels++;
+  }
+  uint32_t *ord = NULL;
+  size_t nord = 0, capcoll = 0;
+  for (size_t i = 0; i < ncr; i++) {
+    const gev *g = &c->g[cr[i].idx];
+    long wi = window_of(w, nw, g->ts);
+    if (is_p2p(c, g)) {
+      if (wi >= 0) {
+        r->steps[wi].p2p_kernels++;
+        if (coll_is(c, g, "send")) r->steps[wi].p2p_sends++;
+        if (g->end > last_p2p[wi]) last_p2p[wi] = g->end;
+      }
+      continue;
+    }
+    tr_coll *co = PD_PUSH(r->colls, r->n_colls, capcoll);
+    co->key = coll_key(c, g, &ord, &nord);
+    const cinfo *ci = g->ci != NO_ID ? &c->ci[g->ci] : NULL;
+    co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name]);
+    co->step = wi >= 0 ? w[wi].n : -1;
+    co->b = g->ts + base;
+    co->e = g->end + base;
+  }
+  free(ord);
+  /* first non-P2P collective that starts after the step's last P2P kernel */
+  for (size_t i = 0; i < ncr; i++) {
+    const gev *g = &c->g[cr[i].idx];
+    long wi = window_of(w, nw, g->ts);
+    if (wi < 0 || last_p2p[wi] == INT64_MIN || is_p2p(c, g)) continue;
+    if (g->ts >= last_p2p[wi] && after[wi] == INT64_MIN) after[wi] = g->ts;
+  }
+  for (size_t i = 0; i < nw; i++) {
+    tr_step *s = &r->steps[i];
+    int64_t b = w[i].ts, e = w[i].end, fb = INT64_MIN, le = INT64_MIN;
+    for (size_t j = 0; j < comp.n; j++) { /* comp is sorted; stop once past the window */
+      if (comp.v[j].b >= e) break;
+      if (comp.v[j].e <= b) continue;
+      if (fb == INT64_MIN) fb = comp.v[j].b > b ? comp.v[j].b : b;
+      le = comp.v[j].e < e ? comp.v[j].e : e;
+    }
+    if (fb == INT64_MIN) continue;
+    int64_t pe = after[i] != INT64_MIN ? after[i] : le;
+    if (pe < fb) pe = fb;
+    s->has_phase = true;
+    s->phase_b = fb + base;
+    s->phase_e = pe + base;
+    s->phase_busy_us = us(tr_ivs_len_in(&comp, fb, pe));
+  }
+  free(last_p2p);
+  free(after);
+  free(cr);
+  free(w);
+
+  tr_ivs *tmp[] = {&all, &comp, &comm, &mem, &pend_any, &pend_comm, &cc, &exp_comm, &ccm,
+                   &exp_mem, &other, &coll_src, &coll_idle, &launch_src, &launch_tmp, &launch_idle};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) tr_ivs_free(tmp[i]);
+}
+
+static void col_free(col *c) {
+  names_free(&c->nm);
+  free(c->g);
+  free(c->rt);
+  free(c->rtslot);
+  free(c->ci);
+  free(c->st);
+  tr_ivs_free(&c->host);
+  tr_ivs_free(&c->hostcoll);
+}
+
+static int long_cmp2(const void *a, const void *b) { return long_cmp(a, b); }
+
+tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
+  static const tr_rank_opts defaults = {false};
+  if (!opts) opts = &defaults;
+  tr_rank *r = pd_xcalloc(1, sizeof *r);
+  r->file = pd_xstrdup(path);
+  r->world_size = -1;
+  r->rank_source = "default";
+  r->hta.overlap_pct = NAN;
+  tr_parse_file_name(path, &r->name_rank, &r->dp, &r->tp, &r->pp);
+  struct stat sb;
+  if (stat(path, &sb) == 0) r->file_bytes = (uint64_t)sb.st_size;
+  col c = {.out = r, .host_compact_at = 65536};
+  tr_read_sink sink = {on_event, on_header, &c};
+  tr_read_stats st;
+  char *err = NULL;
+  bool ok = tr_read_file(path, &sink, &st, &err);
+  r->json_bytes = st.json_bytes;
+  r->n_events = st.events;
+  r->gzip = st.gzip;
+  r->array_form = st.array_form;
+  if (!ok) {
+    r->err = err;
+    col_free(&c);
+    return r;
+  }
+  if (strcmp(r->rank_source, "distributedInfo") != 0 && r->name_rank >= 0) {
+    r->rank = r->name_rank;
+    r->rank_source = "file name";
+  }
+  r->has_memory_events = c.has_memory;
+  r->n_gpu_rows = (long)c.ng;
+  r->n_runtime_rows = (long)c.nrt;
+  r->n_steps_seen = (long)c.nst;
+  size_t caps = 0;
+  for (size_t i = 0; i < c.ng; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < r->n_streams && !seen; j++) seen = r->streams[j] == c.g[i].stream;
+    if (!seen) *PD_PUSH(r->streams, r->n_streams, caps) = (long)c.g[i].stream;
+  }
+  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, long_cmp2);
+  analyze_hta(&c, opts);
+  analyze_steps(&c);
+  col_free(&c);
+  return r;
+}
+
+void tr_rank_free(tr_rank *r) {
+  if (!r) return;
+  free(r->file);
+  free(r->streams);
+  free(r->hta.iterations);
+  free(r->hta.idle);
+  for (size_t i = 0; i < r->hta.n_kernel_stats; i++) free(r->hta.kernels[i].name);
+  free(r->hta.kernels);
+  free(r->steps);
+  for (size_t i = 0; i < r->n_colls; i++) {
+    free(r->colls[i].key);
+    free(r->colls[i].what);
+  }
+  free(r->colls);
+  free(r->err);
+  free(r);
+}
