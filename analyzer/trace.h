@@ -1,0 +1,24 @@
+/* trace: the `perf-doctor trace` entry points. A path is one trace file or a folder of them
+ * (searched recursively for *.json / *.json.gz); the files are read in parallel, one worker
+ * thread per core, each file streamed with bounded memory. */
+#ifndef PD_TRACE_H
+#define PD_TRACE_H
+
+#include <stdbool.h>
+
+/* Summarises a trace file or a folder of per-rank traces. format: "md" or "json".
+ * Returns the summary text (caller frees) or NULL with *err set to a message naming the file
+ * and byte offset (caller frees *err). Partial failures are reported inside the summary. */
+char *tr_summarize(const char *path, const char *format, char **err);
+
+typedef struct {
+  const char *format; /* "md" (default when NULL) or "json" */
+  int jobs;           /* worker threads; <= 0 means one per online core */
+  bool include_last;  /* keep the last ProfilerStep in the HTA figures (HTA's default drops it) */
+} tr_options;
+
+/* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be
+ * read; when every file failed (or there are none) it returns NULL with *err set. */
+char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err);
+
+#endif
