@@ -1,21 +1,365 @@
-/* audit: the public face of the rule engine (first increment: model + empty rule set).
+/* audit: runs the rule catalog over the facts of one script and turns matches into findings.
  *
- * au_run builds the script model and runs the rules that exist; the renderers produce the
- * report template's skeleton. The rule engine proper replaces the body of run_rules. */
+ * For each rule: the skip expression, then the first case whose trigger holds; a case with an
+ * error band ("ratio") gives applies / borderline / not applicable; a `# NOTE(...)` on the flag
+ * downgrades to info (or silences, per rule); user overrides change severity or disable; the
+ * finding gets its location, texts (templates filled from facts), baseline anchor and edits. */
 #include "analyzer/audit.h"
 
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/audit_baseline.h"
+#include "analyzer/audit_catalog.h"
+#include "analyzer/audit_facts.h"
 #include "analyzer/util.h"
 
-struct au_facts {
-  int unused; /* filled by the facts module */
-};
+/* ---- templates ---- */
 
-static void run_rules(au_result *r, const au_config *cfg) {
-  (void)r;
-  (void)cfg;
+static void format_value(pd_buf *b, ax_value v) {
+  switch (v.kind) {
+  case AX_NUM:
+    if (fabs(v.num) >= 1e15) pd_buf_printf(b, "%.3g", v.num);
+    else if (v.num == floor(v.num) || fabs(v.num) >= 10) pd_buf_printf(b, "%.0f", v.num);
+    else pd_buf_printf(b, "%.3g", v.num);
+    break;
+  case AX_BOOL: pd_buf_puts(b, v.b ? "true" : "false"); break;
+  case AX_STR: pd_buf_puts(b, v.str); break;
+  default: pd_buf_putc(b, '?'); break;
+  }
+}
+
+/* Fills {expression} placeholders. *unknown is set when one of them was null. Caller frees. */
+static char *render(const char *tpl, const ax_env *env, bool *unknown) {
+  pd_buf b = {0};
+  if (!tpl) tpl = "";
+  const char *p = tpl;
+  while (*p) {
+    if (*p != '{') {
+      pd_buf_putc(&b, *p++);
+      continue;
+    }
+    /* find the closing brace outside quotes */
+    const char *q = p + 1;
+    char quote = 0;
+    while (*q && (quote || *q != '}')) {
+      if (quote && *q == quote) quote = 0;
+      else if (!quote && (*q == '\'' || *q == '"')) quote = *q;
+      q++;
+    }
+    if (!*q) {
+      pd_buf_puts(&b, p);
+      break;
+    }
+    char *src = pd_xstrndup(p + 1, (size_t)(q - p - 1));
+    ax_expr *e = ax_parse(src, NULL);
+    free(src);
+    ax_value v = e ? ax_eval(e, env) : ax_null();
+    if (v.kind == AX_NULL && unknown) *unknown = true;
+    format_value(&b, v);
+    ax_free(e);
+    p = q + 1;
+  }
+  return pd_buf_take(&b);
+}
+
+/* ---- locations and edits ---- */
+
+static const sm_flag *first_present(const sm_model *m, char *const *flags, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const sm_flag *f = sm_flag_get(m, flags[i]);
+    if (f) return f;
+  }
+  return NULL;
+}
+
+static const char *file_text(const sm_model *m, int file, size_t *len) {
+  if (file < 0 || (size_t)file >= m->nfiles) return NULL;
+  *len = m->files[file].len;
+  return m->files[file].text;
+}
+
+static void push_edit(au_finding *f, size_t *cap, const sm_model *m, int file, uint32_t start,
+                      uint32_t end, char *text) {
+  au_edit *e = PD_PUSH(f->edits, f->nedits, *cap);
+  e->file = file;
+  e->range = sm_range_at(m, file, start, end);
+  e->new_text = text;
+}
+
+/* Where to add a flag: after the anchor's line inside an array, or right after it on a
+ * command line. */
+static void add_flag(au_finding *f, size_t *cap, const sm_model *m, const sm_flag *anchor,
+                     const char *flag, const char *value) {
+  size_t len;
+  const char *t = file_text(m, anchor->file, &len);
+  if (!t) return;
+  char *word = value ? pd_xasprintf("%s %s", flag, value) : pd_xstrdup(flag);
+  uint32_t end = anchor->full.end_byte;
+  if (end > len) end = (uint32_t)len;
+  uint32_t eol = end;
+  while (eol < len && t[eol] != '\n') eol++;
+  bool closes = memchr(t + end, ')', eol - end) != NULL;
+  bool continued = false;
+  for (uint32_t i = end; i < eol; i++)
+    if (t[i] == '\\') continued = true;
+  if (anchor->group && !closes && !continued) {
+    uint32_t bol = anchor->full.start_byte;
+    while (bol > 0 && t[bol - 1] != '\n') bol--;
+    uint32_t ind = bol;
+    while (ind < len && (t[ind] == ' ' || t[ind] == '\t')) ind++;
+    char *indent = pd_xstrndup(t + bol, ind - bol);
+    push_edit(f, cap, m, anchor->file, eol, eol, pd_xasprintf("\n%s%s", indent, word));
+    free(indent);
+  } else {
+    push_edit(f, cap, m, anchor->file, end, end, pd_xasprintf(" %s", word));
+  }
+  free(word);
+}
+
+static void remove_flag(au_finding *f, size_t *cap, const sm_model *m, const char *flag) {
+  for (size_t i = 0; i < m->nflags; i++) {
+    const sm_flag *fl = &m->flags[i];
+    if (strcmp(fl->name, flag) != 0) continue;
+    size_t len;
+    const char *t = file_text(m, fl->file, &len);
+    if (!t) continue;
+    uint32_t s = fl->full.start_byte, e = fl->full.end_byte;
+    if (e > len || s > e) continue;
+    uint32_t bol = s, eol = e;
+    while (bol > 0 && (t[bol - 1] == ' ' || t[bol - 1] == '\t')) bol--;
+    while (eol < len && (t[eol] == ' ' || t[eol] == '\t')) eol++;
+    bool alone = (bol == 0 || t[bol - 1] == '\n') && (eol == len || t[eol] == '\n' || t[eol] == '#');
+    if (alone && t[eol] != '#') {
+      push_edit(f, cap, m, fl->file, bol, eol < len ? eol + 1 : eol, pd_xstrdup(""));
+    } else {
+      while (s > 0 && (t[s - 1] == ' ' || t[s - 1] == '\t') && !(s > 1 && t[s - 2] == '\n')) s--;
+      push_edit(f, cap, m, fl->file, s, e, pd_xstrdup(""));
+    }
+  }
+}
+
+/* The anchor for an added flag: the first present `near` flag, else the finding's flag, else
+ * the last flag of the script itself (not of the model config). */
+static const sm_flag *anchor_for(const sm_model *m, const ac_edit *ed, const sm_flag *located) {
+  const sm_flag *a = first_present(m, ed->near, ed->nnear);
+  if (a) return a;
+  if (located) return located;
+  for (size_t i = m->nflags; i-- > 0;)
+    if (m->flags[i].file == 0 && !m->flags[i].conditional) return &m->flags[m->flags[i].final_index];
+  return NULL;
+}
+
+static void build_edits(au_finding *f, const sm_model *m, const ac_case *c, const ax_env *env,
+                        const sm_flag *located, const char *lang) {
+  size_t cap = 0;
+  pd_buf sum = {0};
+  bool zh = lang && !strcmp(lang, "zh");
+  for (size_t i = 0; i < c->nedits; i++) {
+    const ac_edit *ed = &c->edits[i];
+    if (ed->cond && ax_truth(ax_eval(ed->cond, env)) != 1) continue;
+    bool unknown = false;
+    char *value = ed->value ? render(ed->value, env, &unknown) : NULL;
+    if (unknown) {
+      /* a value that cannot be computed is not offered as a mechanical fix */
+      free(value);
+      continue;
+    }
+    const sm_flag *cur = sm_flag_get(m, ed->flag);
+    size_t before = f->nedits;
+    if (ed->op == AC_REMOVE) {
+      if (cur) remove_flag(f, &cap, m, ed->flag);
+    } else if (cur && ed->op == AC_SET && value) {
+      if (cur->nvalues) {
+        push_edit(f, &cap, m, cur->file, cur->values[0].range.start_byte,
+                  cur->values[cur->nvalues - 1].range.end_byte, pd_xstrdup(value));
+      } else {
+        push_edit(f, &cap, m, cur->file, cur->range.end_byte, cur->range.end_byte,
+                  pd_xasprintf(" %s", value));
+      }
+    } else if (!cur || (ed->op == AC_SET && !value)) {
+      const sm_flag *anchor = anchor_for(m, ed, located);
+      if (anchor && !cur) add_flag(f, &cap, m, anchor, ed->flag, value);
+    }
+    if (f->nedits > before) {
+      if (sum.len) pd_buf_puts(&sum, "; ");
+      const char *verb = ed->op == AC_REMOVE ? (zh ? "删除" : "remove")
+                         : cur ? (zh ? "设置" : "set") : (zh ? "添加" : "add");
+      pd_buf_printf(&sum, "%s `%s%s%s`", verb, ed->flag, value ? " " : "", value ? value : "");
+    }
+    free(value);
+  }
+  if (sum.len) {
+    char *s = pd_buf_take(&sum);
+    s[0] = (char)toupper((unsigned char)s[0]);
+    free(f->fix);
+    f->fix = s;
+  }
+  pd_buf_free(&sum);
+}
+
+/* ---- findings ---- */
+
+static char *setting_text(const sm_model *m, const sm_flag *fl, const char *flag_name,
+                          const char *lang) {
+  bool zh = lang && !strcmp(lang, "zh");
+  if (!fl) {
+    if (!flag_name) return pd_xstrdup(zh ? "（脚本整体）" : "(the script as a whole)");
+    return pd_xasprintf(zh ? "`%s`（未设置）" : "`%s` (not set)", flag_name);
+  }
+  pd_buf b = {0};
+  pd_buf_printf(&b, "`%s", fl->name);
+  for (size_t i = 0; i < fl->nvalues && i < 8; i++) pd_buf_printf(&b, " %s", fl->values[i].text);
+  if (fl->nvalues > 8) pd_buf_puts(&b, " …");
+  pd_buf_puts(&b, "`");
+  const char *path = fl->file >= 0 && (size_t)fl->file < m->nfiles ? m->files[fl->file].path : "";
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  pd_buf_puts(&b, "（");
+  if (fl->file != 0) pd_buf_printf(&b, "%s ", base);
+  if (zh) pd_buf_printf(&b, "第 %u 行", fl->full.start_line + 1);
+  else pd_buf_printf(&b, "line %u", fl->full.start_line + 1);
+  if (fl->group) pd_buf_printf(&b, zh ? "，%s" : ", %s", fl->group);
+  if (fl->conditional) pd_buf_puts(&b, zh ? "，条件分支" : ", conditional");
+  pd_buf_puts(&b, "）");
+  return pd_buf_take(&b);
+}
+
+static bool overridden_severity(const au_config *cfg, const char *id, int *sev) {
+  bool found = false;
+  for (size_t i = 0; i < cfg->noverrides; i++)
+    if (cfg->overrides[i].rule && !strcmp(cfg->overrides[i].rule, id)) {
+      *sev = cfg->overrides[i].severity;
+      found = true;
+    }
+  return found;
+}
+
+typedef struct {
+  au_finding *items;
+  size_t n, cap;
+} finding_list;
+
+static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, const au_facts *facts,
+                      const ax_env *env, const au_config *cfg, const ab_baselines *bl) {
+  const char *lang = cfg->lang ? cfg->lang : "en";
+  int ov = 0;
+  bool has_ov = overridden_severity(cfg, r->id, &ov);
+  if (has_ov && ov < 0) return;
+  if (r->skip && ax_truth(ax_eval(r->skip, env)) == 1) return;
+  for (size_t ci = 0; ci < r->ncases; ci++) {
+    const ac_case *c = &r->cases[ci];
+    if (ax_truth(ax_eval(c->when, env)) != 1) continue;
+    bool borderline = false;
+    if (c->ratio) {
+      ax_value rv = ax_eval(c->ratio, env);
+      if (rv.kind != AX_NUM) continue;
+      if (rv.num <= 1 - c->band) continue;
+      borderline = rv.num <= 1 + c->band;
+    }
+    const sm_flag *loc = first_present(m, c->at, c->nat);
+    if (!loc) loc = first_present(m, r->at, r->nat);
+    /* the flag the finding is about even when absent (for the Setting line) */
+    const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
+    bool noted = loc && loc->note;
+    if (noted && r->note_skips) return;
+
+    au_finding *f = PD_PUSH(out->items, out->n, out->cap);
+    memset(f, 0, sizeof *f);
+    f->rule = pd_xstrdup(r->id);
+    f->category = pd_xstrdup(r->category);
+    int sev = c->severity >= 0 ? c->severity : (int)r->severity;
+    if (has_ov) sev = ov;
+    if (borderline || noted) sev = AU_INFO;
+    f->severity = (au_severity)sev;
+    f->borderline = borderline;
+    f->title = pd_xstrdup(ac_tr(&r->title, lang));
+    f->why = pd_xstrdup(ac_tr(&r->why, lang));
+    f->fix = pd_xstrdup(ac_tr(&r->fix, lang));
+    f->skip_if = pd_xstrdup(ac_tr(&r->skip_if, lang));
+    f->cost = render(ac_tr(&c->cost, lang), env, NULL);
+    f->flag = loc ? pd_xstrdup(loc->name) : flag_name ? pd_xstrdup(flag_name) : NULL;
+    f->setting = setting_text(m, loc, flag_name, lang);
+    if (loc) {
+      f->file = loc->file;
+      f->range = loc->full;
+    } else if (r->anchor_source && m->source_file >= 0) {
+      f->file = m->source_file;
+      f->range = m->source_range;
+    } else {
+      f->file = m->train_line_found ? m->train_file : 0;
+      f->range = m->train_line_found ? m->train_range : sm_range_at(m, 0, 0, 0);
+      if (m->train_line_found) {
+        /* point at the first line of the command, not the whole pipeline */
+        f->range.end_line = f->range.start_line;
+        f->range.end_col = f->range.start_col + 1;
+        f->range.end_byte = f->range.start_byte + 1;
+      }
+    }
+    size_t relcap = 0;
+    if (noted) {
+      au_related *rel = PD_PUSH(f->related, f->nrelated, relcap);
+      rel->file = loc->note_file;
+      rel->range = loc->note_range;
+      rel->message = pd_xasprintf("NOTE: %s", loc->note);
+      char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（脚本 NOTE 说明了理由，降为 info：%s）"
+                                               : "%s (downgraded to info: the script's NOTE gives a reason: %s)",
+                                f->cost, loc->note);
+      free(f->cost);
+      f->cost = cost;
+    }
+    if (borderline) {
+      char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（处于估算误差带内：borderline）"
+                                               : "%s (within the estimate's error band: borderline)",
+                                f->cost);
+      free(f->cost);
+      f->cost = cost;
+    }
+    /* the model config's flags this finding rests on */
+    if (m->source_file >= 0 && (!strcmp(r->category, "memory") || !strncmp(r->id, "R-C0", 4))) {
+      const sm_flag *arch = sm_flag_get(m, "--num-experts");
+      if (!arch) arch = sm_flag_get(m, "--num-layers");
+      if (arch && arch->file != f->file) {
+        au_related *rel = PD_PUSH(f->related, f->nrelated, relcap);
+        rel->file = arch->file;
+        rel->range = arch->full;
+        rel->message = pd_xasprintf("model architecture: %s", arch->name);
+      }
+    }
+    char *anchor = bl ? ab_anchor(bl, facts, f->flag, lang) : NULL;
+    if (anchor) {
+      char *cost = pd_xasprintf("%s; %s", f->cost, anchor);
+      free(f->cost);
+      f->cost = cost;
+      free(anchor);
+    }
+    build_edits(f, m, c, env, loc, lang);
+    f->safe = c->safe && f->nedits > 0;
+    f->preferred = f->nedits > 0;
+    if (f->nedits) {
+      f->fix_title = c->fix_title.en ? render(ac_tr(&c->fix_title, lang), env, NULL)
+                                     : pd_xasprintf("%s: %s", r->id, f->title);
+    }
+    return;
+  }
+}
+
+static int severity_rank(const au_finding *f) { return (int)f->severity; }
+
+static int cmp_findings(const void *a, const void *b) {
+  const au_finding *x = a, *y = b;
+  if (severity_rank(x) != severity_rank(y)) return severity_rank(y) - severity_rank(x);
+  if (x->file != y->file) return x->file - y->file;
+  if (x->range.start_line != y->range.start_line)
+    return x->range.start_line < y->range.start_line ? -1 : 1;
+  return strcmp(x->rule, y->rule);
+}
+
+static void add_error(au_result *r, size_t *cap, char *msg) {
+  *PD_PUSH(r->errors, r->nerrors, *cap) = msg;
 }
 
 au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
@@ -29,8 +373,38 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   opt.workspace_root = cfg->workspace_root;
   au_result *r = pd_xcalloc(1, sizeof *r);
   r->model = sm_build(path, text, len, tree, &opt);
-  r->facts = pd_xcalloc(1, sizeof *r->facts);
-  run_rules(r, cfg);
+  r->facts = af_compute(r->model, cfg->gpu);
+
+  size_t errcap = 0, nerr = r->nerrors;
+  ac_catalog *cat = ac_new();
+  size_t blen = 0;
+  char *builtin = ac_data_text("rules.json", &blen);
+  if (builtin) ac_load(cat, builtin, blen, "built-in rules", &r->errors, &nerr, &errcap);
+  else add_error(r, &errcap, pd_xstrdup("built-in rule catalog not found"));
+  r->nerrors = nerr;
+  free(builtin);
+  if (cfg->extra_rules) {
+    size_t n = 0;
+    char *user = pd_read_file(cfg->extra_rules, 16u << 20, &n);
+    if (!user) {
+      add_error(r, &errcap, pd_xasprintf("%s: cannot read rule file", cfg->extra_rules));
+    } else {
+      nerr = r->nerrors;
+      ac_load(cat, user, n, cfg->extra_rules, &r->errors, &nerr, &errcap);
+      r->nerrors = nerr;
+      free(user);
+    }
+  }
+  ab_baselines *bl = ab_load();
+  ax_env env = af_env(r->facts);
+  finding_list out = {0};
+  for (size_t i = 0; i < cat->n; i++)
+    eval_rule(&out, &cat->rules[i], r->model, r->facts, &env, cfg, bl);
+  if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
+  r->findings = out.items;
+  r->nfindings = out.n;
+  ab_free(bl);
+  ac_free(cat);
   return r;
 }
 
@@ -57,45 +431,7 @@ void au_result_free(au_result *r) {
   free(r->findings);
   for (size_t i = 0; i < r->nerrors; i++) free(r->errors[i]);
   free(r->errors);
-  free(r->facts);
+  af_free(r->facts);
   if (r->model) sm_model_free(r->model);
   free(r);
-}
-
-char *au_report_markdown(const au_result *r, const char *lang) {
-  (void)lang;
-  pd_buf b = {0};
-  const char *name = r->model && r->model->nfiles ? r->model->files[0].path : "script";
-  const char *slash = strrchr(name, '/');
-  pd_buf_printf(&b, "# perf-doctor: %s\n\n", slash ? slash + 1 : name);
-  pd_buf_puts(&b, "---\n\n## 🚀 Performance findings\n\n## 💾 Memory findings\n\n---\n\n");
-  pd_buf_puts(&b, "## Summary\n- Critical: 0 · Warn: 0 · Info: 0\n");
-  return pd_buf_take(&b);
-}
-
-json_t *au_report_json(const au_result *r) {
-  (void)r;
-  return json_pack("{s:{}, s:[], s:{s:i, s:i, s:i}}", "context", "findings", "summary",
-                   "critical", 0, "warn", 0, "info", 0);
-}
-
-json_t *au_report_sarif(au_result *const *rs, size_t n) {
-  (void)rs;
-  (void)n;
-  return json_pack("{s:s, s:s, s:[{s:{s:{s:s}}, s:[]}]}", "version", "2.1.0", "$schema",
-                   "https://json.schemastore.org/sarif-2.1.0.json", "runs", "tool", "driver",
-                   "name", "perf-doctor", "results");
-}
-
-const char *au_flag_doc(const char *flag, const char *lang) {
-  (void)flag;
-  (void)lang;
-  return NULL;
-}
-
-char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
-  (void)r;
-  (void)topic;
-  (void)lang;
-  return NULL;
 }

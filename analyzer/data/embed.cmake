@@ -1,0 +1,11 @@
+# Embeds every JSON file of analyzer/data into pdcore so the binary never reads the source tree
+# at run time (audit_catalog.c falls back to PD_DATA_DIR only when this step is absent).
+# Include once after add_library(pdcore ...):  include(analyzer/data/embed.cmake)
+file(GLOB PD_DATA_JSON CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/*.json")
+set(PD_DATA_C "${CMAKE_BINARY_DIR}/generated/pd_data.c")
+add_custom_command(OUTPUT "${PD_DATA_C}"
+  COMMAND "${CMAKE_COMMAND}" "-DOUT=${PD_DATA_C}" "-DFILES=${PD_DATA_JSON}"
+          -P "${CMAKE_CURRENT_LIST_DIR}/embed_gen.cmake"
+  DEPENDS ${PD_DATA_JSON} "${CMAKE_CURRENT_LIST_DIR}/embed_gen.cmake"
+  COMMENT "Embedding analyzer/data" VERBATIM)
+target_sources(pdcore PRIVATE "${PD_DATA_C}")
