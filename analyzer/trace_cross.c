@@ -68,8 +68,10 @@ static void match_collectives(tr_rank *const *ranks, size_t n, tr_cross *out) {
         cr->wait_us += (double)wait / 1000.0;
         cr->transfer_us += (double)(dur - wait) / 1000.0;
       }
-      out->per_rank[v[last].idx].arrived_last++;
-      out->per_rank[v[last].idx].imposed_us += (double)(tmax - second) / 1000.0;
+      if (tmax > second) { /* a tie has no last arrival */
+        out->per_rank[v[last].idx].arrived_last++;
+        out->per_rank[v[last].idx].imposed_us += (double)(tmax - second) / 1000.0;
+      }
     }
     i = j;
   }

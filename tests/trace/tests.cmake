@@ -1,0 +1,24 @@
+# Trace analyzer tests (issue 7). C tests link pdcore; the synthetic traces are generated at
+# test time by gen_traces.py (Python 3 standard library) into the build tree.
+set(_tr ${CMAKE_CURRENT_LIST_DIR})
+pd_add_unit(trace_units ${_tr}/test_units.c)
+pd_add_unit(trace_hta_parity ${_tr}/test_hta_parity.c)
+pd_add_unit(trace_corrupt ${_tr}/test_corrupt.c)
+set_tests_properties(trace_corrupt PROPERTIES DEPENDS perf-doctor)
+
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  set(_synth ${CMAKE_CURRENT_BINARY_DIR}/trace_synth)
+  add_test(NAME trace_gen COMMAND ${CMAKE_COMMAND} -E env ${Python3_EXECUTABLE} ${_tr}/gen_traces.py --out ${_synth})
+  set_tests_properties(trace_gen PROPERTIES FIXTURES_SETUP trace_synth)
+  pd_add_unit(trace_synthetic ${_tr}/test_synthetic.c)
+  target_compile_definitions(trace_synthetic PRIVATE TRACE_SYNTH_DIR="${_synth}")
+  set_tests_properties(trace_synthetic PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # Peak RSS on a generated trace. TRACE_MEMORY_MB sets its uncompressed size (default 200).
+  if(NOT DEFINED TRACE_MEMORY_MB)
+    set(TRACE_MEMORY_MB 200)
+  endif()
+  add_test(NAME trace_memory COMMAND ${Python3_EXECUTABLE} ${_tr}/test_memory.py
+           $<TARGET_FILE:perf-doctor> ${CMAKE_CURRENT_BINARY_DIR}/trace_big.json.gz ${TRACE_MEMORY_MB})
+  set_tests_properties(trace_memory PROPERTIES TIMEOUT 600)
+endif()
