@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,19 +396,6 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
     }
     size_t before = arr->n;
     sh_expand(b->env, &sf, c, name, cond, arr);
-    /* a vanished element is just nothing inside an array */
-    for (size_t k = before; k < arr->n;) {
-      if (arr->v[k].vanished) {
-        sh_field tmp = arr->v[k];
-        free(tmp.text);
-        free(tmp.group);
-        free(tmp.note);
-        memmove(&arr->v[k], &arr->v[k + 1], (arr->n - k - 1) * sizeof *arr->v);
-        arr->n--;
-      } else {
-        k++;
-      }
-    }
     if (nb.active && nb.has_note && nb.last_line + 1 == r.start_line) {
       for (size_t k = before; k < arr->n; k++)
         if (looks_like_flag(arr->v[k].text)) {
@@ -707,6 +695,37 @@ static void for_loop(builder *b, int file, TSNode n, bool cond) {
   free(vname);
 }
 
+/* case WORD in ...: with a known subject only the first matching branch runs (still marked
+ * conditional, since the subject is usually an environment default); otherwise all do. */
+static void case_statement(builder *b, int file, TSNode n) {
+  TSNode subject = ts_node_child_by_field_name(n, "value", 5);
+  sh_file sf = shfile(b, file);
+  bool known = false;
+  char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->env, &sf, subject, &known);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode item = ts_node_named_child(n, i);
+    if (!is(item, "case_item")) continue;
+    bool match = !known;
+    for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
+      const char *fld = ts_node_field_name_for_child(item, j);
+      if (!fld || strcmp(fld, "value") != 0) continue;
+      bool pk;
+      char *pat = sh_expand_scalar(b->env, &sf, ts_node_child(item, j), &pk);
+      match = pk && fnmatch(pat, subj, 0) == 0;
+      free(pat);
+    }
+    if (!match) continue;
+    for (uint32_t j = 0; j < ts_node_child_count(item); j++) {
+      const char *fld = ts_node_field_name_for_child(item, j);
+      TSNode c = ts_node_child(item, j);
+      if ((fld && !strcmp(fld, "value")) || !ts_node_is_named(c)) continue;
+      walk(b, file, c, true);
+    }
+    if (known) break;
+  }
+  free(subj);
+}
+
 /* Inside an ERROR node: statements the parser still recognised are walked; a dangling
  * `NAME=( ...` keeps collecting elements; loose words form a command. */
 static void recover(builder *b, int file, TSNode n, bool cond) {
@@ -786,9 +805,10 @@ static void walk(builder *b, int file, TSNode n, bool cond) {
     for_loop(b, file, n, cond);
   } else if (!strcmp(t, "ERROR")) {
     recover(b, file, n, cond);
+  } else if (!strcmp(t, "case_statement")) {
+    case_statement(b, file, n);
   } else if (!strcmp(t, "if_statement") || !strcmp(t, "elif_clause") ||
-             !strcmp(t, "else_clause") || !strcmp(t, "case_statement") ||
-             !strcmp(t, "case_item") || !strcmp(t, "while_statement") ||
+             !strcmp(t, "else_clause") || !strcmp(t, "while_statement") ||
              !strcmp(t, "c_style_for_statement")) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
       walk(b, file, ts_node_named_child(n, i), true);
@@ -822,18 +842,36 @@ static sm_range range_join(sm_range a, sm_range z) {
   return r;
 }
 
+typedef struct {
+  const char *name;
+  size_t pos;
+} name_pos;
+
+static int by_name_then_pos(const void *a, const void *b) {
+  const name_pos *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 static void build_flags(builder *b, const sh_fields *argv) {
   sm_model *m = b->m;
   size_t vcap = 0;
   sm_flag *cur = NULL;
   for (size_t i = 0; i < argv->n; i++) {
     const sh_field *f = &argv->v[i];
+    if (f->vanished && f->undefined_array) {
+      add_cond(b, SM_INFO, "spread-undefined", f->file, f->range,
+               pd_xasprintf("%s: the array is never defined, so it expands to nothing", f->text));
+      continue;
+    }
     if (f->vanished) {
-      if (cur && cur->nvalues == 0 && i + 1 < argv->n && looks_like_flag(argv->v[i + 1].text))
+      bool at_end = i + 1 >= argv->n;
+      if (cur && cur->nvalues == 0 && (at_end || looks_like_flag(argv->v[i + 1].text)))
         add_cond(b, SM_WARN, "value-vanished", f->file, f->range,
-                 pd_xasprintf("%s expands to nothing here, so %s gets no value and argparse "
-                              "reads %s as its value or fails",
-                              f->text, cur->name, argv->v[i + 1].text));
+                 pd_xasprintf("%s expands to nothing here, so %s gets no value (argparse %s)",
+                              f->text, cur->name,
+                              at_end ? "fails: expected one argument"
+                                     : "fails or swallows the next flag"));
       continue;
     }
     if (f->resolved && looks_like_flag(f->text)) {
@@ -872,15 +910,21 @@ static void build_flags(builder *b, const sh_fields *argv) {
     if (v->file == cur->file) cur->full = range_join(cur->full, v->range);
   }
 
-  /* argparse: the last occurrence wins */
-  for (size_t i = 0; i < m->nflags; i++) {
-    for (size_t j = m->nflags; j-- > i + 1;)
-      if (!strcmp(m->flags[j].name, m->flags[i].name)) {
-        m->flags[i].overridden = true;
-        m->flags[i].final_index = j;
-        break;
-      }
+  /* argparse: the last occurrence wins. Sorting indices by (name, position) groups the
+   * occurrences of each flag so that large scripts stay O(n log n). */
+  name_pos *idx = pd_xmalloc((m->nflags ? m->nflags : 1) * sizeof *idx);
+  for (size_t i = 0; i < m->nflags; i++) idx[i] = (name_pos){m->flags[i].name, i};
+  qsort(idx, m->nflags, sizeof *idx, by_name_then_pos);
+  for (size_t i = 0; i < m->nflags;) {
+    size_t j = i;
+    while (j + 1 < m->nflags && !strcmp(idx[j + 1].name, idx[i].name)) j++;
+    for (size_t k = i; k < j; k++) {
+      m->flags[idx[k].pos].overridden = true;
+      m->flags[idx[k].pos].final_index = idx[j].pos;
+    }
+    i = j + 1;
   }
+  free(idx);
   /* JSON values */
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *fl = &m->flags[i];

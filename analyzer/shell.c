@@ -795,38 +795,64 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
   b->depth--;
 }
 
-/* The array behind a word that is exactly "${A[@]}" or ${A[@]} (nothing else), or NULL. */
-static const sh_fields *lone_spread(sh_env *e, const sh_file *f, TSNode node, bool *defined) {
+/* True when the word is exactly "${A[@]}", ${A[@]} or "$@" (nothing else); *arr is the array
+ * (NULL when never defined; "$@" counts as an empty, defined one). */
+static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_fields **arr,
+                        bool *defined) {
   TSNode x = node;
   if (node_is(x, "string")) {
-    if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return NULL;
+    if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return false;
     x = ts_node_named_child(x, 0);
   }
-  if (!node_is(x, "expansion") || ts_node_child_count(x) != 3) return NULL;
+  char name[256], idx[8];
+  if (node_is(x, "simple_expansion")) {
+    TSNode v = ts_node_named_child(x, 0);
+    if (ts_node_is_null(v)) return false;
+    var_name_of(f, v, name, sizeof name);
+    if (strcmp(name, "@") != 0 && strcmp(name, "*") != 0) return false;
+    *arr = NULL;
+    *defined = true;
+    return true;
+  }
+  if (!node_is(x, "expansion") || ts_node_child_count(x) != 3) return false;
   TSNode sub = ts_node_child(x, 1);
-  if (!node_is(sub, "subscript")) return NULL;
+  if (!node_is(sub, "subscript")) return false;
   TSNode nm = ts_node_child_by_field_name(sub, "name", 4);
   TSNode ix = ts_node_child_by_field_name(sub, "index", 5);
-  if (ts_node_is_null(nm) || ts_node_is_null(ix)) return NULL;
-  char name[256], idx[8];
+  if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
   var_name_of(f, nm, name, sizeof name);
   var_name_of(f, ix, idx, sizeof idx);
-  if (strcmp(idx, "@") != 0 && strcmp(idx, "*") != 0) return NULL;
-  const sh_fields *arr = sh_array_get(e, name);
-  *defined = arr != NULL;
-  return arr;
+  if (strcmp(idx, "@") != 0 && strcmp(idx, "*") != 0) return false;
+  *arr = sh_array_get(e, name);
+  *defined = *arr != NULL;
+  return true;
+}
+
+static sh_field *push_marker(sh_fields *out, const sh_file *f, TSNode node, const char *group,
+                             bool conditional) {
+  sh_field *v = PD_PUSH(out->v, out->n, out->cap);
+  memset(v, 0, sizeof *v);
+  size_t len = 0;
+  const char *raw = node_src(f, node, &len);
+  v->text = pd_xstrndup(raw, len);
+  v->vanished = true;
+  v->file = f->file;
+  v->range = sh_node_range(node);
+  v->group = group ? pd_xstrdup(group) : NULL;
+  v->conditional = conditional;
+  return v;
 }
 
 void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool conditional,
                sh_fields *out) {
   /* A lone spread keeps each element's own origin (file, line, group, NOTE). */
   bool defined = false;
-  const sh_fields *arr = lone_spread(e, f, node, &defined);
-  if (arr) {
-    for (size_t i = 0; i < arr->n; i++) sh_fields_push_copy(out, &arr->v[i]);
+  const sh_fields *arr = NULL;
+  if (lone_spread(e, f, node, &arr, &defined)) {
+    for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push_copy(out, &arr->v[i]);
+    if (!defined) push_marker(out, f, node, group, conditional)->undefined_array = true;
     return;
   }
-  if (defined) return;
 
   builder b = {.env = e, .file = f, .resolved = true, .out = out};
   word_ctx w = {node, group, conditional};
@@ -840,18 +866,8 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
   if (out->n == before && (!strcmp(ts_node_type(node), "simple_expansion") ||
                            (!strcmp(ts_node_type(node), "expansion") &&
                             ts_node_child_count(node) == 3 &&
-                            node_is(ts_node_child(node, 1), "variable_name")))) {
-    sh_field *v = PD_PUSH(out->v, out->n, out->cap);
-    memset(v, 0, sizeof *v);
-    size_t len = 0;
-    const char *raw = node_src(f, node, &len);
-    v->text = pd_xstrndup(raw, len);
-    v->vanished = true;
-    v->file = f->file;
-    v->range = sh_node_range(node);
-    v->group = group ? pd_xstrdup(group) : NULL;
-    v->conditional = conditional;
-  }
+                            node_is(ts_node_child(node, 1), "variable_name"))))
+    push_marker(out, f, node, group, conditional);
 }
 
 char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known) {

@@ -21,7 +21,9 @@
 typedef struct {
   char *text;       /* expanded text, or the source word when !resolved */
   bool resolved;
-  bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing */
+  bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing, or
+                       (with undefined_array) a spread of an array never defined */
+  bool undefined_array;
   int file;
   sm_range range;   /* the source word */
   char *group;      /* array the element was written in, NULL elsewhere */

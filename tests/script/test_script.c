@@ -1,0 +1,520 @@
+/* The script model on fixture scripts and on in-memory scripts (each construct of
+ * script-patterns.md that matters for flags, context and ranges). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/fname.h"
+#include "analyzer/script.h"
+#include "analyzer/util.h"
+#include "harness.h"
+
+#define FIX PD_TESTS_DIR "/script/fixtures/scripts"
+
+static sm_model *build_file(const char *path, const sm_options *opt) {
+  size_t len;
+  char *text = pd_read_file(path, 1 << 24, &len);
+  CHECK(text != NULL);
+  if (!text) return sm_build(path, "", 0, NULL, opt);
+  sm_model *m = sm_build(path, text, len, NULL, opt);
+  free(text);
+  return m;
+}
+
+static sm_model *build_text(const char *path, const char *text, const sm_options *opt) {
+  return sm_build(path, text, strlen(text), NULL, opt);
+}
+
+static const sm_flag *nth(const sm_model *m, const char *name, int k) {
+  for (size_t i = 0; i < m->nflags; i++)
+    if (!strcmp(m->flags[i].name, name) && k-- == 0) return &m->flags[i];
+  return NULL;
+}
+
+static bool has_cond(const sm_model *m, const char *code) {
+  for (size_t i = 0; i < m->nconds; i++)
+    if (!strcmp(m->conds[i].code, code)) return true;
+  return false;
+}
+
+static json_t *flag_json(json_t *model, const char *name, int k) {
+  size_t i;
+  json_t *f;
+  json_array_foreach(json_object_get(model, "flags"), i, f) {
+    if (!strcmp(json_string_value(json_object_get(f, "name")), name) && k-- == 0) return f;
+  }
+  return NULL;
+}
+
+static long jint(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
+static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+static void test_dense_colocate(void) {
+  sm_model *m = build_file(FIX "/training/text/run-qwen3-4B-8xgpu.sh", NULL);
+  CHECK(m->train_line_found);
+  CHECK_INT(m->train_range.start_line + 1, 105);
+  CHECK_INT(m->nflags, 73);
+  CHECK_INT(m->nfiles, 3); /* script, entrypoint, model config */
+  CHECK_STR(m->ctx.model, "qwen3-4B");
+  CHECK(!m->ctx.moe);
+  CHECK_STR(m->ctx.modality, "text");
+  CHECK_INT(m->ctx.gpus, 8);
+  CHECK_INT(m->ctx.nodes, 1);
+  CHECK_INT(m->ctx.gpus_per_node, 8);
+  CHECK_STR(m->ctx.mode, "colocate");
+  CHECK_INT(m->ctx.tp, 2);
+  CHECK_INT(m->ctx.pp, 1);
+  CHECK_INT(m->ctx.etp, 1);
+  CHECK_INT(m->ctx.max_response_len, 8192);
+  CHECK_STR(m->ctx.gpu, "H20-96G");
+  CHECK(m->ctx.gpu_assumed);
+  CHECK_INT(m->ctx.name_gpus, 8);
+  CHECK_STR(m->ctx.name_device, "gpu");
+  CHECK_STR(m->ctx.name_size, "4B");
+
+  /* argparse order: launch-line flags first, then the spreads in order */
+  CHECK_STR(m->flags[0].name, "--resource");
+  CHECK_STR(m->flags[4].name, "--swiglu");
+  CHECK_STR(m->flags[4].group, "MODEL_ARGS");
+  /* the model config's flags keep their own file and line */
+  const sm_flag *nl = sm_flag_get(m, "--num-layers");
+  CHECK(nl && pd_str_ends(m->files[nl->file].path, "/scripts/models/qwen3-4B.sh"));
+  CHECK(nl && nl->range.start_line + 1 == 4 && nl->range.start_col == 3);
+  CHECK_STR(sm_flag_str(m, "--rotary-base"), "1000000"); /* ${X:-default} inside the config */
+  /* multi-value flag */
+  const sm_flag *ev = sm_flag_get(m, "--eval-prompt-data");
+  CHECK(ev && ev->nvalues == 2);
+  CHECK_STR(ev ? ev->values[0].text : NULL, "aime");
+  CHECK_STR(ev ? ev->values[1].text : NULL, "/data/aime-2024/aime-2024.jsonl");
+  CHECK(ev && ev->values[1].range.start_line + 1 == 46 && ev->values[1].range.start_col == 27);
+  /* a commented-out element is not a flag */
+  CHECK(sm_flag_get(m, "--micro-batch-size") == NULL);
+  /* JSON value parsed */
+  const sm_flag *res = sm_flag_get(m, "--resource");
+  CHECK(res && json_is_object(res->json));
+  CHECK(res && res->range.start_line + 1 == 109 && res->range.start_col == 3);
+  CHECK(res && res->values[0].range.start_col == 14);
+  /* typed lookups */
+  long v;
+  double d;
+  CHECK(sm_flag_long(m, "--max-tokens-per-gpu", &v) && v == 9216);
+  CHECK(sm_flag_double(m, "--sglang-mem-fraction-static", &d) && d == 0.7);
+  CHECK(sm_flag_on(m, "--sequence-parallel"));
+  CHECK(!sm_flag_on(m, "--use-precision-aware-optimizer"));
+  CHECK(!has_cond(m, "syntax"));
+  sm_model_free(m);
+}
+
+static void test_moe_async(void) {
+  sm_model *m = build_file(FIX "/training/text/run-qwen35-35B-A3B-16xgpu-async.sh", NULL);
+  CHECK(m->train_line_found);
+  CHECK_STR(m->ctx.model, "qwen35-35B-A3B");
+  CHECK(m->ctx.moe);
+  CHECK_INT(m->ctx.num_experts, 256);
+  CHECK_STR(m->ctx.mode, "fully-async");
+  CHECK_INT(m->ctx.gpus, 16); /* 8 actor + $(( 2 * 4 )) rollout, dedicated */
+  CHECK_INT(m->ctx.actor_gpus, 8);
+  CHECK_INT(m->ctx.rollout_gpus, 8);
+  CHECK_INT(m->ctx.nodes, 2);
+  CHECK_INT(m->ctx.ep, 8);
+  CHECK_INT(m->ctx.etp, 1); /* case "${LAYOUT:-ep8}" picks the ep8 branch */
+  CHECK_INT(m->ctx.cp, 1);  /* ${CP:+...} with CP empty adds nothing */
+  CHECK(sm_flag_get(m, "--context-parallel-size") == NULL);
+  CHECK_INT(m->ctx.max_response_len, 16384);
+  CHECK_STR(m->ctx.gpu, "H100-80G");
+  CHECK(!m->ctx.gpu_assumed);
+
+  /* last occurrence wins; the earlier one is remembered as overridden */
+  const sm_flag *d0 = nth(m, "--moe-token-dispatcher-type", 0);
+  const sm_flag *d1 = nth(m, "--moe-token-dispatcher-type", 1);
+  CHECK(d0 && d0->overridden && d1 && !d1->overridden);
+  CHECK(d0 && d1 && &m->flags[d0->final_index] == d1);
+  CHECK_STR(sm_flag_str(m, "--moe-token-dispatcher-type"), "flex");
+  CHECK(nth(m, "--use-health-check", 0)->overridden);
+  /* NOTE above (two comment lines) and NOTE trailing on the same line */
+  CHECK(d1 && d1->note && strstr(d1->note, "NOTE(perf)") && strstr(d1->note, "DeepEP"));
+  CHECK(d1 && d1->note_range.start_line + 1 == 29 && d1->note_range.end_line + 1 == 30);
+  const sm_flag *mbs = sm_flag_get(m, "--micro-batch-size");
+  CHECK(mbs && mbs->note && !strncmp(mbs->note, "NOTE(oom)", 9));
+  /* two flags on one line */
+  const sm_flag *mt = sm_flag_get(m, "--max-tokens-per-gpu");
+  CHECK(mt && mt->range.start_line + 1 == 32 && mt->range.start_col == 28);
+  /* conditional (case branch) */
+  CHECK(sm_flag_get(m, "--expert-tensor-parallel-size")->conditional);
+  /* values: $(seq), $((...)), empty string, multi-byte text */
+  const sm_flag *bs = sm_flag_get(m, "--sglang-cuda-graph-bs");
+  CHECK(bs && bs->nvalues == 7);
+  CHECK_STR(bs ? bs->values[6].text : NULL, "32");
+  CHECK_STR(sm_flag_str(m, "--update-weight-buffer-size"), "2147483648");
+  CHECK(sm_flag_get(m, "--update-weight-buffer-size")->nvalues == 1); /* "${UNDEF[@]}" is nothing */
+  const sm_flag *tk = sm_flag_get(m, "--tool-key");
+  CHECK(tk && tk->nvalues == 1 && tk->values[0].text[0] == '\0');
+  CHECK_STR(sm_flag_str(m, "--system-prompt"), "你好，世界");
+  /* the vanished ${ROMPT_DATA} is reported; the MOE_LAYER_FREQ from printf -v is unresolved */
+  CHECK(has_cond(m, "value-vanished"));
+  CHECK(sm_flag_get(m, "--prompt-data")->nvalues == 0);
+  CHECK(has_cond(m, "spread-undefined"));
+  CHECK(!sm_flag_get(m, "--moe-layer-freq")->values[0].resolved);
+  /* heredoc body with unbalanced quotes does not disturb anything */
+  CHECK(!has_cond(m, "syntax"));
+
+  /* JSON: 1-based lines, character columns (after Chinese text) */
+  json_t *j = sm_to_json(m);
+  json_t *seed = flag_json(j, "--seed", 0);
+  CHECK(seed && jint(seed, "line") == 45 && jint(seed, "column") == 28);
+  CHECK_STR(jstr(j, "arch"), "moe");
+  CHECK_STR(jstr(j, "mode"), "fully-async");
+  CHECK_STR(jstr(flag_json(j, "--num-experts", 0), "file"), "../../models/qwen35-35B-A3B.sh");
+  CHECK(json_is_true(json_object_get(flag_json(j, "--moe-token-dispatcher-type", 0),
+                                     "overridden")));
+  json_decref(j);
+  sm_model_free(m);
+}
+
+/* The model as JSON equals the reviewed expectation (a subset match: every key given in the
+ * expected file must be present and equal; arrays must have the same length). */
+static bool subset(json_t *want, json_t *got, const char *where) {
+  if (json_is_object(want)) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(want, k, v) {
+      char *w = pd_xasprintf("%s.%s", where, k);
+      bool ok = subset(v, json_object_get(got, k), w);
+      free(w);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  if (json_is_array(want)) {
+    if (!json_is_array(got) || json_array_size(got) != json_array_size(want)) {
+      fprintf(stderr, "%s: array size %zu, want %zu\n", where, json_array_size(got),
+              json_array_size(want));
+      return false;
+    }
+    for (size_t i = 0; i < json_array_size(want); i++) {
+      char *w = pd_xasprintf("%s[%zu]", where, i);
+      bool ok = subset(json_array_get(want, i), json_array_get(got, i), w);
+      free(w);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  if (!json_equal(want, got)) {
+    char *a = json_dumps(want, JSON_ENCODE_ANY), *b = got ? json_dumps(got, JSON_ENCODE_ANY) : NULL;
+    fprintf(stderr, "%s: got %s, want %s\n", where, b ? b : "(missing)", a);
+    free(a);
+    free(b);
+    return false;
+  }
+  return true;
+}
+
+static void test_expected_json(const char *script, const char *expected) {
+  sm_model *m = build_file(script, NULL);
+  json_t *got = sm_to_json(m);
+  json_error_t err;
+  json_t *want = json_load_file(expected, 0, &err);
+  CHECK(want != NULL);
+  if (want) CHECK(subset(want, got, "$"));
+  json_decref(want);
+  json_decref(got);
+  sm_model_free(m);
+}
+
+static void test_fname(void) {
+  struct {
+    const char *name, *model, *size, *dev, *suf, *mode, *modality;
+    long gpus;
+  } cases[] = {
+      {"run-qwen3-4B-8xgpu.sh", "qwen3", "4B", "gpu", NULL, NULL, NULL, 8},
+      {"run-qwen35-35B-A3B-16xgpu-async.sh", "qwen35", "35B-A3B", "gpu", "async", "fully-async",
+       NULL, 16},
+      {"run_qwen35_9B_mtp_8xnpu_thd.sh", "qwen35", "9B", "npu", "mtp-thd", NULL, NULL, 8},
+      {"run-qwen3.5-9B-32xklx.sh", "qwen3.5", "9B", "klx", NULL, NULL, NULL, 32},
+      {"run-qwen3-vl-4B-8xgpu-aggressive.sh", "qwen3-vl", "4B", "gpu", "aggressive", NULL, "mm", 8},
+      {"run-qwen3-30B-A3B-omni-16xgpu-video.sh", "qwen3", "30B-A3B", "gpu", "omni-video", NULL,
+       "video", 16},
+      {"run-kimi-k2.6-256xgpu-int4.sh", "kimi-k2.6", NULL, "gpu", "int4", NULL, NULL, 256},
+      {"run-qwen3-0.6B-drgrpo.sh", "qwen3", "0.6B", NULL, "drgrpo", NULL, NULL, -1},
+      {"run-qwen35-9B-8xP800.sh", "qwen35", "9B", "P800", NULL, NULL, NULL, 8},
+      {"run-qwen3-vl-2b-4xgpu-colocate.sh", "qwen3-vl", "2b", "gpu", "colocate", "colocate", "mm",
+       4},
+      {"run-qwen3-4B-8xgpu-hybrid-image.sh", "qwen3", "4B", "gpu", "hybrid-image", "hybrid", "mm",
+       8},
+      {"/a/b/run-deepseek-v4-flash-sft-0731-128xgpu-fp4.sh", "deepseek-v4-flash-sft-0731", NULL,
+       "gpu", "fp4", NULL, NULL, 128},
+      {"weird.sh", "weird", NULL, NULL, NULL, NULL, NULL, -1},
+      {"", NULL, NULL, NULL, NULL, NULL, NULL, -1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    fn_info fi = fn_parse(cases[i].name);
+    CHECK_STR(fi.model, cases[i].model);
+    CHECK_STR(fi.size, cases[i].size);
+    CHECK_STR(fi.device, cases[i].dev);
+    CHECK_STR(fi.suffixes, cases[i].suf);
+    CHECK_STR(fi.mode_hint, cases[i].mode);
+    CHECK_STR(fi.modality_hint, cases[i].modality);
+    CHECK_INT(fi.gpus, cases[i].gpus);
+    fn_info_free(&fi);
+  }
+}
+
+static void test_notes(void) {
+  const char *s =
+      "A_ARGS=(\n"
+      "   # NOTE(wuhuan): to avoid algorithm performance degradation\n"
+      "   --no-rope-fusion\n"
+      "   # a plain comment\n"
+      "   --moe-aux-loss-coeff 0.0\n"
+      "   # NOTE: separated by a blank line\n"
+      "\n"
+      "   --attention-dropout 0.0\n"
+      "   --hidden-dropout 0.0   # NOTE(x): trailing reason\n"
+      "   # NOTE(y): explains\n"
+      "   #   over two lines\n"
+      "   --recompute-granularity full\n"
+      "   --a 1 --b 2 # NOTE(z): last flag of the line\n"
+      ")\n"
+      "python3 -m relax.entrypoints.train \"${A_ARGS[@]}\"\n";
+  sm_model *m = build_text("/tmp/run-x-1B-1xgpu.sh", s, NULL);
+  const sm_flag *f = sm_flag_get(m, "--no-rope-fusion");
+  CHECK(f && f->note && !strcmp(f->note, "NOTE(wuhuan): to avoid algorithm performance degradation"));
+  CHECK(f && f->note_range.start_line == 1 && f->note_range.start_col == 3);
+  CHECK(sm_flag_get(m, "--moe-aux-loss-coeff")->note == NULL);
+  CHECK(sm_flag_get(m, "--attention-dropout")->note == NULL);
+  CHECK_STR(sm_flag_get(m, "--hidden-dropout")->note, "NOTE(x): trailing reason");
+  CHECK_STR(sm_flag_get(m, "--recompute-granularity")->note, "NOTE(y): explains over two lines");
+  CHECK(sm_flag_get(m, "--a")->note == NULL);
+  CHECK_STR(sm_flag_get(m, "--b")->note, "NOTE(z): last flag of the line");
+  sm_model_free(m);
+}
+
+static void test_half_typed(void) {
+  /* unterminated quote inside an array: the flags after it are still recovered */
+  const char *s1 =
+      "A=(1)\n"
+      "PERF_ARGS=(\n"
+      "   --tensor-model-parallel-size 2\n"
+      "   --x \"abc\n"
+      "   --y 3\n"
+      ")\n"
+      "ray job submit -- python3 -m relax.entrypoints.train \"${PERF_ARGS[@]}\"\n";
+  sm_model *m = build_text("/tmp/run-half-1B-8xgpu.sh", s1, NULL);
+  CHECK(has_cond(m, "syntax"));
+  CHECK_STR(sm_flag_str(m, "--tensor-model-parallel-size"), "2");
+  CHECK(sm_flag_get(m, "--x") != NULL);
+  CHECK_STR(sm_flag_str(m, "--y"), "3");
+  const sm_flag *y = sm_flag_get(m, "--y");
+  CHECK(y && y->range.start_line == 4 && y->range.start_col == 3);
+  sm_model_free(m);
+
+  /* unclosed array at the end of the file, no train line */
+  const char *s2 = "PERF_ARGS=(\n   --tensor-model-parallel-size 4\n   --sequence-parallel\n";
+  m = build_text("/tmp/run-half2.sh", s2, NULL);
+  CHECK(!m->train_line_found);
+  CHECK(has_cond(m, "no-train-line"));
+  CHECK_INT(m->ctx.tp, 4);
+  CHECK(sm_flag_on(m, "--sequence-parallel"));
+  sm_model_free(m);
+
+  /* train line cut in the middle of a spread */
+  const char *s3 = "P_ARGS=(--lr 1e-6)\nray job submit -- python3 -m relax.entrypoints.train "
+                   "--colocate \"${P_ARGS[@]";
+  m = build_text("/tmp/run-half3.sh", s3, NULL);
+  CHECK(sm_flag_on(m, "--colocate") || sm_flag_get(m, "--lr") != NULL);
+  sm_model_free(m);
+
+  /* empty text and garbage never fail */
+  m = build_text("/tmp/empty.sh", "", NULL);
+  CHECK_INT(m->nflags, 0);
+  CHECK(!m->train_line_found);
+  sm_model_free(m);
+  const char garbage[] = "((((\"'`$(${{[[ ]]}}<<EOF\n\x01\x02\xff\xfe --x";
+  m = sm_build("/tmp/garbage.sh", garbage, sizeof garbage - 1, NULL, NULL);
+  CHECK(m != NULL);
+  sm_model_free(m);
+}
+
+static void test_no_train_line(void) {
+  const char *s = "ROLLOUT_ARGS=(--rollout-batch-size 32)\nMISC=(--not-counted 1)\n"
+                  "PERF_ARGS=(--tensor-model-parallel-size 2)\n";
+  sm_model *m = build_text("/tmp/run-n.sh", s, NULL);
+  CHECK(!m->train_line_found);
+  CHECK_INT(m->nflags, 2);
+  CHECK_STR(m->flags[0].name, "--rollout-batch-size");
+  CHECK(sm_flag_get(m, "--not-counted") == NULL);
+  sm_model_free(m);
+}
+
+static void test_launch_forms(void) {
+  /* the command held in an array, run through a function; a DRY_RUN printf does not count */
+  const char *s =
+      "CMD=( python3 -m relax.entrypoints.train --lr 2e-6 --resource '{\"actor\": [1, '\"${N:-4}\"']}' )\n"
+      "if [ -n \"${DRY_RUN:-}\" ]; then printf '%q ' \"${CMD[@]}\"; fi\n"
+      "launch() {\n"
+      "  RAY_NO_WAIT=1 ray job submit --no-wait --submission-id=\"x\" -- \"${CMD[@]}\" --seed=7\n"
+      "}\n"
+      "launch\n";
+  sm_model *m = build_text("/tmp/run-l.sh", s, NULL);
+  CHECK(m->train_line_found);
+  CHECK_INT(m->train_range.start_line, 3);
+  CHECK_STR(sm_flag_str(m, "--lr"), "2e-6");
+  CHECK_STR(sm_flag_str(m, "--seed"), "7"); /* --flag=value */
+  const sm_flag *r = sm_flag_get(m, "--resource");
+  CHECK(r && r->json && json_integer_value(json_array_get(json_object_get(r->json, "actor"), 1)) == 4);
+  CHECK(sm_flag_get(m, "--no-wait") == NULL); /* ray's own options are not training flags */
+  CHECK(!has_cond(m, "train-line-extra"));
+  sm_model_free(m);
+
+  /* train.py path form, python without 3, and an invalid JSON */
+  const char *s2 = "python ${SCRIPT_DIR}/../../../relax/entrypoints/train.py --resource '{\"actor\": [1, 8],}'\n";
+  m = build_text("/tmp/run-p.sh", s2, NULL);
+  CHECK(m->train_line_found);
+  CHECK(has_cond(m, "json-invalid"));
+  sm_model_free(m);
+}
+
+/* An in-memory file system for sourcing tests. */
+typedef struct {
+  const char *path, *text;
+} vfile;
+
+static char *vread(void *ctx, const char *path, size_t *len) {
+  for (const vfile *f = ctx; f->path; f++)
+    if (!strcmp(f->path, path)) {
+      *len = strlen(f->text);
+      return pd_xstrdup(f->text);
+    }
+  return NULL;
+}
+
+static void test_sources(void) {
+  vfile fs[] = {
+      {"/ws/scripts/models/m.sh", "MODEL_ARGS=(--num-layers 4)\nsource /ws/scripts/models/m.sh\n"},
+      {"/ws/a.sh", "source /ws/b.sh\nA_ARGS=(--from-a 1)\n"},
+      {"/ws/b.sh", "source /ws/a.sh\nB_ARGS=(--from-b 1)\n"},
+      {NULL, NULL},
+  };
+  sm_reader rd = {vread, fs};
+  sm_options opt = {.reader = &rd, .model_config_dir = "/ws/scripts/models"};
+  /* a config that sources itself; two files that source each other: no loop, reported */
+  const char *s = "source \"${MODEL_CONFIG_DIR}/m.sh\"\nsource /ws/a.sh\n"
+                  "python3 -m relax.entrypoints.train \"${MODEL_ARGS[@]}\" \"${A_ARGS[@]}\" \"${B_ARGS[@]}\"\n";
+  sm_model *m = sm_build("/nowhere/run-s.sh", s, strlen(s), NULL, &opt);
+  CHECK(has_cond(m, "source-cycle"));
+  CHECK_STR(m->ctx.model, "m");
+  CHECK_STR(sm_flag_str(m, "--num-layers"), "4");
+  CHECK(sm_flag_get(m, "--from-a") && sm_flag_get(m, "--from-b"));
+  sm_model_free(m);
+
+  /* missing model config: reported, the model name is still known */
+  const char *s2 = "source \"${MODEL_CONFIG_DIR}/qwen3-8B.sh\"\n";
+  m = sm_build("/nowhere/run-m.sh", s2, strlen(s2), NULL, &opt);
+  CHECK(has_cond(m, "source-missing"));
+  CHECK_STR(m->ctx.model, "qwen3-8B");
+  sm_model_free(m);
+
+  /* outside the workspace: not followed */
+  sm_options opt2 = {.reader = &rd, .workspace_root = "/elsewhere"};
+  const char *s3 = "source /ws/a.sh\n";
+  m = sm_build("/elsewhere/run-w.sh", s3, strlen(s3), NULL, &opt2);
+  CHECK(has_cond(m, "source-outside"));
+  CHECK_INT(m->nfiles, 1);
+  sm_model_free(m);
+
+  /* no entrypoint: MODEL_CONFIG_DIR found as a sibling scripts/models directory upwards */
+  const char *s4 = "source \"${MODEL_CONFIG_DIR}/qwen3-4B.sh\"\n"
+                   "python3 -m relax.entrypoints.train \"${MODEL_ARGS[@]}\"\n";
+  m = build_text(FIX "/training/sft/run-virtual-8xgpu.sh", s4, NULL);
+  CHECK_STR(m->ctx.model, "qwen3-4B");
+  CHECK_STR(sm_flag_str(m, "--hidden-size"), "2560");
+  CHECK(!has_cond(m, "source-missing"));
+  sm_model_free(m);
+
+  /* nothing on disk: the setting is the last resort */
+  sm_options opt3 = {.model_config_dir = FIX "/models"};
+  m = build_text("/nonexistent/dir/run-v.sh", s4, &opt3);
+  CHECK_STR(sm_flag_str(m, "--num-query-groups"), "8");
+  sm_model_free(m);
+}
+
+static void test_gpu_choice(void) {
+  const char *s = "# perf-doctor: gpu=a100-40gb\nX_ARGS=(--lr 1)\n";
+  sm_model *m = build_text("/tmp/run-g.sh", s, NULL);
+  CHECK_STR(m->ctx.gpu, "A100-40G");
+  CHECK(!m->ctx.gpu_assumed);
+  sm_model_free(m);
+  sm_options opt = {.gpu = "h800"};
+  m = build_text("/tmp/run-g.sh", s, &opt);
+  CHECK_STR(m->ctx.gpu, "H800-80G");
+  sm_model_free(m);
+}
+
+static void test_expansions(void) {
+  const char *s =
+      "EXP_DIR=\"${MODEL_DIR:=/m}/exps\"\n"              /* := assigns another variable */
+      "A=\"${A:-${B:-nested}}\"\n"
+      "N=$(( (3 + 5) * 2 ** 2 ))\n"
+      "unset GONE\n"
+      "X_ARGS=(--a ${MODEL_DIR} --b \"$A\" --c $N --d ${N-9} --e \"${GONE:-x y}\" --f ${GONE:-p q})\n"
+      "X_ARGS+=(--g \"$(dirname /p/q/r.sh)\" --h $'t\\tu')\n"
+      "python3 -m relax.entrypoints.train \"${X_ARGS[@]}\"\n";
+  sm_model *m = build_text("/tmp/run-e.sh", s, NULL);
+  CHECK_STR(sm_flag_str(m, "--a"), "/m");
+  CHECK_STR(sm_flag_str(m, "--b"), "nested");
+  CHECK_STR(sm_flag_str(m, "--c"), "32");
+  CHECK_STR(sm_flag_str(m, "--d"), "32");
+  CHECK_STR(sm_flag_str(m, "--e"), "x y");     /* quoted: one value */
+  CHECK_INT(sm_flag_get(m, "--f")->nvalues, 2); /* unquoted: split */
+  CHECK_STR(sm_flag_str(m, "--g"), "/p/q");
+  CHECK_STR(sm_flag_str(m, "--h"), "t\tu");
+  sm_model_free(m);
+}
+
+/* A 30,000-line script: arrays of flags and noise; every flag is found. */
+static void test_big_script(void) {
+  pd_buf b = {0};
+  size_t lines = 0, flags = 0;
+  pd_buf_puts(&b, "#!/bin/bash\nset -ex\n");
+  lines += 2;
+  for (int a = 0; lines < 29990; a++) {
+    pd_buf_printf(&b, "GROUP%d_ARGS=(\n", a);
+    lines++;
+    for (int i = 0; i < 20; i++, lines++, flags++)
+      pd_buf_printf(&b, "   --flag-%d-%d %d  # comment 注释\n", a, i, i);
+    pd_buf_printf(&b, ")\nV%d=\"${V%d:-value}\"\n", a, a);
+    lines += 2;
+  }
+  pd_buf_puts(&b, "python3 -m relax.entrypoints.train");
+  size_t groups = 0;
+  for (const char *p = b.data; (p = strstr(p, "_ARGS=(")); p++) groups++;
+  for (size_t g = 0; g < groups; g++) pd_buf_printf(&b, " \"${GROUP%zu_ARGS[@]}\"", g);
+  pd_buf_puts(&b, "\n");
+  lines++;
+  CHECK(lines >= 29990);
+  sm_model *m = sm_build("/tmp/run-big.sh", b.data, b.len, NULL, NULL);
+  CHECK_INT(m->nflags, flags);
+  CHECK(m->train_line_found);
+  const sm_flag *last = &m->flags[m->nflags - 1];
+  CHECK(last->range.start_line + 3 >= 29990 - 3 || last->range.start_line > 29000);
+  sm_model_free(m);
+  pd_buf_free(&b);
+}
+
+int main(void) {
+  test_dense_colocate();
+  test_moe_async();
+  test_expected_json(FIX "/training/text/run-qwen3-4B-8xgpu.sh",
+                     PD_TESTS_DIR "/script/expected/run-qwen3-4B-8xgpu.json");
+  test_expected_json(FIX "/training/text/run-qwen35-35B-A3B-16xgpu-async.sh",
+                     PD_TESTS_DIR "/script/expected/run-qwen35-35B-A3B-16xgpu-async.json");
+  test_fname();
+  test_notes();
+  test_half_typed();
+  test_no_train_line();
+  test_launch_forms();
+  test_sources();
+  test_gpu_choice();
+  test_expansions();
+  test_big_script();
+  return pd_test_exit("test_script");
+}
