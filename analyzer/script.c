@@ -46,7 +46,7 @@ typedef struct {
 typedef struct {
   sm_model *m;
   const sm_options *opt;
-  size_t files_cap, flags_cap, arrays_cap, conds_cap;
+  size_t files_cap, flags_cap, arrays_cap, conds_cap, vars_cap;
   sh_env *env;
   TSParser *parser;
   TSTree **trees; /* per file; trees[0] NULL when borrowed */
@@ -426,7 +426,7 @@ static void define_array(builder *b, int file, TSNode value, const char *name, b
 
 /* ---- assignments, sources, commands ------------------------------------------------------- */
 
-static void assign(builder *b, int file, TSNode n, bool cond) {
+static void assign(builder *b, int file, TSNode n, bool cond, bool exported) {
   TSNode name = ts_node_child_by_field_name(n, "name", 4);
   TSNode value = ts_node_child_by_field_name(n, "value", 5);
   if (ts_node_is_null(name)) return;
@@ -452,6 +452,7 @@ static void assign(builder *b, int file, TSNode n, bool cond) {
       }
     }
     sh_var_set(b->env, vname, v, known);
+    sh_var_mark(b->env, vname, file, sh_node_range(n), exported);
     free(v);
   }
   free(vname);
@@ -778,13 +779,24 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
 static void walk(builder *b, int file, TSNode n, bool cond) {
   const char *t = ts_node_type(n);
   if (!strcmp(t, "variable_assignment")) {
-    assign(b, file, n, cond);
+    assign(b, file, n, cond, false);
   } else if (!strcmp(t, "command")) {
     command(b, file, n, cond);
   } else if (!strcmp(t, "declaration_command")) {
+    char *kw = ts_node_child_count(n) ? node_text(b, file, ts_node_child(n, 0)) : NULL;
+    bool exported = kw && !strcmp(kw, "export");
+    free(kw);
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       TSNode c = ts_node_named_child(n, i);
-      if (is(c, "variable_assignment")) assign(b, file, c, cond);
+      if (is(c, "variable_assignment")) {
+        assign(b, file, c, cond, exported);
+      } else if (exported && is(c, "variable_name")) { /* export NAME */
+        char *v = node_text(b, file, c);
+        const char *val;
+        bool known;
+        if (sh_var_get(b->env, v, &val, &known)) sh_var_mark(b->env, v, file, sh_node_range(n), true);
+        free(v);
+      }
     }
   } else if (!strcmp(t, "unset_command")) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
@@ -1176,6 +1188,29 @@ static void derive_context(builder *b) {
   fn_info_free(&fi);
 }
 
+static void collect_var(void *ctx, const char *name, const char *value, bool known, bool exported,
+                        int file, sm_range range) {
+  builder *b = ctx;
+  static const sm_var zero;
+  sm_var *v = PD_PUSH(b->m->vars, b->m->nvars, b->vars_cap);
+  *v = zero;
+  v->name = pd_xstrdup(name);
+  v->value = pd_xstrdup(known ? value : "");
+  v->known = known;
+  v->exported = exported;
+  v->file = file;
+  v->range = range;
+}
+
+static int by_var_name(const void *a, const void *b) {
+  return strcmp(((const sm_var *)a)->name, ((const sm_var *)b)->name);
+}
+
+const sm_var *sm_var_get(const sm_model *m, const char *name) {
+  sm_var key = {.name = (char *)name};
+  return m->nvars ? bsearch(&key, m->vars, m->nvars, sizeof *m->vars, by_var_name) : NULL;
+}
+
 /* ---- build / free --------------------------------------------------------------------------- */
 
 sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
@@ -1222,6 +1257,8 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
                         "array in the file is counted as passed"));
   }
   derive_context(&b);
+  sh_var_foreach(b.env, collect_var, &b);
+  if (m->nvars) qsort(m->vars, m->nvars, sizeof *m->vars, by_var_name);
 
 done:
   for (size_t i = 0; i < b.ntrees; i++)
@@ -1260,6 +1297,11 @@ void sm_model_free(sm_model *m) {
     free(m->conds[i].message);
   }
   free(m->conds);
+  for (size_t i = 0; i < m->nvars; i++) {
+    free(m->vars[i].name);
+    free(m->vars[i].value);
+  }
+  free(m->vars);
   sm_context *c = &m->ctx;
   free(c->model);
   free(c->gpu);

@@ -112,6 +112,16 @@ typedef struct {
   bool conditional;
 } sm_array;
 
+/* A scalar variable's final value after the whole script (and what it sources) ran. */
+typedef struct {
+  char *name;
+  char *value;           /* "" when unknown */
+  bool known;            /* false: set from something we cannot evaluate ($(...), read) */
+  bool exported;
+  int file;              /* where it was last assigned; -1 for a ${X:=d} side effect */
+  sm_range range;
+} sm_var;
+
 typedef struct {
   sm_file *files;        /* files[0] is the script */
   size_t nfiles;
@@ -121,6 +131,8 @@ typedef struct {
   size_t narrays;
   sm_condition *conds;
   size_t nconds;
+  sm_var *vars;          /* every scalar set at the end, sorted by name */
+  size_t nvars;
   bool train_line_found; /* false: every *_ARGS array counted as passed */
   int train_file;
   sm_range train_range;  /* the train command (whole ray job submit ... pipeline element) */
@@ -149,6 +161,9 @@ bool sm_flag_long(const sm_model *m, const char *name, long *out);
 bool sm_flag_double(const sm_model *m, const char *name, double *out);
 /* True when the switch is present (and not negated by a later --no-<name>). */
 bool sm_flag_on(const sm_model *m, const char *name);
+
+/* The final value of a scalar the script sets (assignment, export, ${X:=d}), or NULL. */
+const sm_var *sm_var_get(const sm_model *m, const char *name);
 
 /* Convert a byte offset within file `file` to a range (for callers that compute offsets). */
 sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte);

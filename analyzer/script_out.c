@@ -161,6 +161,12 @@ json_t *sm_to_json(const sm_model *m) {
     json_array_append_new(conds, x);
   }
   json_object_set_new(o, "conditions", conds);
+
+  json_t *vars = json_object();
+  for (size_t i = 0; i < m->nvars; i++)
+    json_object_set_new(vars, m->vars[i].name,
+                        m->vars[i].known ? json_string(m->vars[i].value) : json_null());
+  json_object_set_new(o, "variables", vars);
   return o;
 }
 

@@ -45,7 +45,9 @@ void sh_fields_free(sh_fields *fs) {
 typedef struct {
   char *name;
   char *value;       /* scalar value (NULL when the entry is only an array) */
-  bool set, known;
+  bool set, known, exported;
+  int file;          /* last assignment, -1 when unknown */
+  sm_range range;
   sh_fields *array;  /* NULL unless defined as an array */
 } entry;
 
@@ -115,6 +117,7 @@ static entry *insert(sh_env *e, const char *name) {
   size_t i = hash_str(name) & (e->cap - 1);
   while (e->slots[i].name) i = (i + 1) & (e->cap - 1);
   e->slots[i].name = pd_xstrdup(name);
+  e->slots[i].file = -1;
   e->used++;
   return &e->slots[i];
 }
@@ -134,6 +137,23 @@ void sh_var_unset(sh_env *e, const char *name) {
   s->value = NULL;
   s->set = false;
   if (s->array) sh_fields_clear(s->array);
+}
+
+void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exported) {
+  entry *s = insert(e, name);
+  s->file = file;
+  s->range = range;
+  s->exported = s->exported || exported;
+}
+
+void sh_var_foreach(const sh_env *e,
+                    void (*fn)(void *ctx, const char *name, const char *value, bool known,
+                               bool exported, int file, sm_range range),
+                    void *ctx) {
+  for (size_t i = 0; i < e->cap; i++) {
+    const entry *s = &e->slots[i];
+    if (s->name && s->set) fn(ctx, s->name, s->value, s->known, s->exported, s->file, s->range);
+  }
 }
 
 bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *known) {

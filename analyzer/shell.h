@@ -59,6 +59,13 @@ void sh_env_free(sh_env *e);
 /* Scalars. known=false records "set, value unknown" (e.g. from an unevaluated $(...)). */
 void sh_var_set(sh_env *e, const char *name, const char *value, bool known);
 void sh_var_unset(sh_env *e, const char *name);
+/* Where a scalar was last assigned, and whether it is exported (for the model's variable list). */
+void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exported);
+/* Calls fn for every set scalar (in no particular order). */
+void sh_var_foreach(const sh_env *e,
+                    void (*fn)(void *ctx, const char *name, const char *value, bool known,
+                               bool exported, int file, sm_range range),
+                    void *ctx);
 /* Returns true when set; *value (borrowed, valid until the next change) and *known filled. */
 bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *known);
 

@@ -101,6 +101,13 @@ static void test_dense_colocate(void) {
   CHECK(sm_flag_on(m, "--sequence-parallel"));
   CHECK(!sm_flag_on(m, "--use-precision-aware-optimizer"));
   CHECK(!has_cond(m, "syntax"));
+  /* exported by the entrypoint, with where */
+  const sm_var *mcd = sm_var_get(m, "MODEL_CONFIG_DIR");
+  CHECK(mcd && mcd->exported && mcd->known && pd_str_ends(mcd->value, "/entrypoint/../models"));
+  CHECK(mcd && pd_str_ends(m->files[mcd->file].path, "/entrypoint/local.sh"));
+  const sm_var *rt = sm_var_get(m, "RUNTIME_ENV_JSON");
+  CHECK(rt && rt->known && strstr(rt->value, "\"CUDA_DEVICE_MAX_CONNECTIONS\": \"1\""));
+  CHECK(sm_var_get(m, "now") && !sm_var_get(m, "now")->known); /* $(date ...) */
   sm_model_free(m);
 }
 
@@ -467,6 +474,12 @@ static void test_expansions(void) {
   CHECK_INT(sm_flag_get(m, "--f")->nvalues, 2); /* unquoted: split */
   CHECK_STR(sm_flag_str(m, "--g"), "/p/q");
   CHECK_STR(sm_flag_str(m, "--h"), "t\tu");
+  /* final variables, including the := side effect */
+  const sm_var *md = sm_var_get(m, "MODEL_DIR");
+  CHECK(md && md->known && !strcmp(md->value, "/m") && md->file == -1);
+  const sm_var *ed = sm_var_get(m, "EXP_DIR");
+  CHECK(ed && !strcmp(ed->value, "/m/exps") && ed->range.start_line == 0 && !ed->exported);
+  CHECK(sm_var_get(m, "GONE") == NULL);
   sm_model_free(m);
 }
 
