@@ -1,0 +1,185 @@
+/* Unit tests of the trace modules: interval sets, kernel classes, file names, and the reader
+ * on the format variants of trace-format.md (array form, base time before or after the
+ * events, string pid/tid, one-line and pretty layouts, event split across read windows). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/trace_iv.h"
+#include "analyzer/trace_rank.h"
+#include "analyzer/trace_read.h"
+#include "analyzer/util.h"
+#include "harness.h"
+
+static void test_intervals(void) {
+  tr_ivs a = {0}, b = {0}, u = {0}, in = {0}, d = {0};
+  tr_ivs_push(&a, 10, 20);
+  tr_ivs_push(&a, 0, 5);
+  tr_ivs_push(&a, 5, 8); /* touches [0,5): merges, as HTA merges */
+  tr_ivs_push(&a, 15, 30);
+  tr_ivs_merge(&a);
+  CHECK_INT(a.n, 2);
+  CHECK_INT(a.v[0].b, 0);
+  CHECK_INT(a.v[0].e, 8);
+  CHECK_INT(a.v[1].e, 30);
+  CHECK_INT(tr_ivs_total(&a), 28);
+  tr_ivs_push(&b, 6, 12);
+  tr_ivs_push(&b, 25, 40);
+  tr_ivs_merge(&b);
+  tr_ivs_union(&a, &b, &u);
+  CHECK_INT(u.n, 1);
+  CHECK_INT(tr_ivs_total(&u), 40);
+  tr_ivs_intersect(&a, &b, &in);
+  CHECK_INT(tr_ivs_total(&in), 2 + 2 + 5); /* [6,8) [10,12) [25,30) */
+  tr_ivs_subtract(&a, &b, &d);
+  CHECK_INT(tr_ivs_total(&d), 28 - 9);
+  CHECK_INT(tr_ivs_len_in(&a, 4, 12), 4 + 2);
+  CHECK_INT(tr_ivs_len_in(&a, 100, 200), 0);
+  int64_t t[8];
+  const tr_ivs *sets[2] = {&a, &b};
+  tr_ivs_sweep(sets, 2, t);
+  CHECK_INT(t[3], 9);  /* both */
+  CHECK_INT(t[1], 19); /* a only */
+  CHECK_INT(t[2], 12); /* b only: |b| = 21 minus the 9 of overlap */
+  tr_ivs_bridge(&a, 2);
+  CHECK_INT(a.n, 1); /* gap [8,10) bridged */
+  tr_ivs *all[] = {&a, &b, &u, &in, &d};
+  for (size_t i = 0; i < 5; i++) tr_ivs_free(all[i]);
+}
+
+static void test_classes(void) {
+  CHECK_INT(tr_kernel_class("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), TR_COMM);
+  CHECK_INT(tr_kernel_class("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"), TR_COMM);
+  CHECK_INT(tr_kernel_class("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16"), TR_COMM);
+  CHECK_INT(tr_kernel_class("void ncclKernel_X"), TR_COMM);
+  CHECK_INT(tr_kernel_class("Memcpy HtoD (Pinned -> Device)"), TR_MEM);
+  CHECK_INT(tr_kernel_class("Memset (Device)"), TR_MEM);
+  CHECK_INT(tr_kernel_class("Stream Wait Event"), TR_OTHER);
+  CHECK_INT(tr_kernel_class("Event Sync"), TR_OTHER);
+  CHECK_INT(tr_kernel_class("void at::native::vectorized_elementwise_kernel<4>(...)"), TR_COMP);
+  CHECK_INT(tr_kernel_class("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"), TR_COMP);
+}
+
+static void test_file_names(void) {
+  int r, dp, tp, pp;
+  tr_parse_file_name("traces/x/train_trace/train_overall_rank3_dp1_tp1_pp0.1745000.pt.trace.json.gz", &r, &dp, &tp, &pp);
+  CHECK_INT(r, 3);
+  CHECK_INT(dp, 1);
+  CHECK_INT(tp, 1);
+  CHECK_INT(pp, 0);
+  tr_parse_file_name("/a/rank_7/train_overall_rank_12.1745.pt.trace.json.gz", &r, &dp, &tp, &pp);
+  CHECK_INT(r, 12);
+  CHECK_INT(dp, -1);
+  tr_parse_file_name("rank-1.json.gz", &r, &dp, &tp, &pp);
+  CHECK_INT(r, 1);
+  tr_parse_file_name("control.json.gz", &r, &dp, &tp, &pp);
+  CHECK_INT(r, -1);
+}
+
+typedef struct {
+  long events, headers;
+  long long base;
+  char last_name[64];
+} sink_state;
+
+static void on_ev(void *ctx, json_t *ev, uint64_t off) {
+  sink_state *s = ctx;
+  (void)off;
+  s->events++;
+  json_t *n = json_object_get(ev, "name");
+  if (json_is_string(n)) snprintf(s->last_name, sizeof s->last_name, "%s", json_string_value(n));
+}
+
+static void on_hdr(void *ctx, const char *key, json_t *v) {
+  sink_state *s = ctx;
+  s->headers++;
+  if (!strcmp(key, "baseTimeNanoseconds")) s->base = (long long)json_integer_value(v);
+}
+
+static char *write_tmp(const char *text) {
+  char *p = pd_xstrdup("/tmp/pd-trace-unit-XXXXXX");
+  int fd = mkstemp(p);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    CHECK((size_t)write(fd, text, strlen(text)) == strlen(text));
+    close(fd);
+  }
+  return p;
+}
+
+static void read_text(const char *text, bool want_ok, long want_events, long long want_base, bool want_array) {
+  char *p = write_tmp(text);
+  sink_state s = {0};
+  tr_read_sink sink = {on_ev, on_hdr, &s};
+  tr_read_stats st;
+  char *err = NULL;
+  bool ok = tr_read_file(p, &sink, &st, &err);
+  CHECK(ok == want_ok);
+  if (ok != want_ok) fprintf(stderr, "read_text(%.60s): %s\n", text, err ? err : "ok");
+  CHECK_INT(s.events, want_events);
+  CHECK_INT(s.base, want_base);
+  CHECK(st.array_form == want_array);
+  free(err);
+  unlink(p);
+  free(p);
+}
+
+static void test_reader_variants(void) {
+  /* base time after the events (2024 Kineto) and before them (newer Kineto) */
+  read_text("{\"traceEvents\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"baseTimeNanoseconds\": 1711964646000000000}",
+            true, 2, 1711964646000000000LL, false);
+  read_text("{\"baseTimeNanoseconds\": 1711964646000000000,\n \"traceEvents\": [\n {\"name\": \"a\"}\n ]\n}\n", true, 1,
+            1711964646000000000LL, false);
+  /* the bare array form, string pid/tid, strings holding brackets and escaped quotes */
+  read_text("[{\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"name\": \"x ] } \\\" [\"}, {\"name\": \"y\"}]", true, 2, 0, true);
+  read_text("{\"traceEvents\": []}", true, 0, 0, false);
+  read_text("[]", true, 0, 0, true);
+  read_text("{\"traceEvents\": [{\"name\": \"a\"},]}", false, 1, 0, false); /* trailing comma */
+}
+
+/* A kernel event split across the reader's 1 MiB windows, in a trace with a float ts. */
+static void test_window_boundaries(void) {
+  pd_buf b = {0};
+  pd_buf_puts(&b, "{\"distributedInfo\": {\"rank\": 5, \"world_size\": 8}, \"traceEvents\": [\n");
+  long n = 0;
+  while (b.len < (3u << 20)) {
+    pd_buf_printf(&b,
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_%ld\",\"pid\":0,\"tid\":7,\"ts\":%ld.5,\"dur\":1.0,"
+                  "\"args\":{\"stream\":7,\"correlation\":%ld,\"pad\":\"%0200d\"}},\n",
+                  n % 3, 10 + n * 2, n + 1, 0);
+    pd_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%ld,\"dur\":1,\"args\":{\"correlation\":%ld}},\n", 8 + n * 2, n + 1);
+    n++;
+  }
+  pd_buf_puts(&b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"x\"}}]}");
+  char *p = write_tmp(b.data);
+  pd_buf_free(&b);
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  CHECK(r->err == NULL);
+  CHECK_INT(r->rank, 5);
+  CHECK_INT(r->world_size, 8);
+  CHECK_INT(r->n_gpu_rows, n);
+  CHECK_INT(r->n_runtime_rows, n);
+  CHECK_INT((long)r->n_events, 2 * n + 1);
+  /* HTA rounding: [k+0.5, k+1.5) becomes [k+1, k+1): every kernel rounds to zero length */
+  CHECK(r->hta.rounded);
+  CHECK(fabs(r->hta.compute_us) < 1e-9);
+  /* the exact (unrounded) per-trace window sees 1 µs per kernel */
+  CHECK_INT(r->n_steps, 1);
+  CHECK(fabs(r->steps[0].compute_us - (double)n) < 1e-6);
+  CHECK_INT(r->hta.launch_n, n);
+  tr_rank_free(r);
+  unlink(p);
+  free(p);
+}
+
+int main(void) {
+  test_intervals();
+  test_classes();
+  test_file_names();
+  test_reader_variants();
+  test_window_boundaries();
+  return pd_test_exit("trace_units");
+}
