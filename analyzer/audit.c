@@ -185,7 +185,7 @@ static void build_edits(au_finding *f, const sm_model *m, const ac_case *c, cons
       if (anchor && !cur) add_flag(f, &cap, m, anchor, ed->flag, value);
     }
     if (f->nedits > before) {
-      if (sum.len) pd_buf_puts(&sum, "; ");
+      if (sum.len) pd_buf_puts(&sum, zh ? "；" : "; ");
       const char *verb = ed->op == AC_REMOVE ? (zh ? "删除" : "remove")
                          : cur ? (zh ? "设置" : "set") : (zh ? "添加" : "add");
       pd_buf_printf(&sum, "%s `%s%s%s`", verb, ed->flag, value ? " " : "", value ? value : "");
@@ -331,7 +331,7 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     }
     char *anchor = bl ? ab_anchor(bl, facts, f->flag, lang) : NULL;
     if (anchor) {
-      char *cost = pd_xasprintf("%s; %s", f->cost, anchor);
+      char *cost = pd_xasprintf(lang[0] == 'z' ? "%s；%s" : "%s; %s", f->cost, anchor);
       free(f->cost);
       f->cost = cost;
       free(anchor);

@@ -145,8 +145,7 @@ static const field_map *field_of(const char *flag) {
 }
 
 static void row_summary(pd_buf *b, const json_t *row, const char *lang) {
-  (void)lang;
-  pd_buf_printf(b, "baseline %s@%lld (%s): ", json_string_value(json_object_get(row, "model")),
+  pd_buf_printf(b, lang && !strcmp(lang, "zh") ? "基线 %s@%lld（%s）：" : "baseline %s@%lld (%s): ", json_string_value(json_object_get(row, "model")),
                 (long long)json_number_value(json_object_get(row, "gpus")),
                 json_string_value(json_object_get(row, "source")));
   const char *par[] = {"tp", "pp", "cp", "ep", "etp"};

@@ -24,19 +24,23 @@ static const af_gpu gpus[] = {
 
 const af_gpu *af_gpu_find(const char *name) {
   if (!name) return NULL;
+  /* upper-case, separators collapsed to '-': "a100 40gb" -> "A100-40GB" */
   char up[64];
   size_t n = 0;
-  for (const char *p = name; *p && n + 1 < sizeof up; p++)
+  for (const char *p = name; *p && n + 1 < sizeof up; p++) {
     if (isalnum((unsigned char)*p)) up[n++] = (char)toupper((unsigned char)*p);
+    else if (n && up[n - 1] != '-') up[n++] = '-';
+  }
   up[n] = '\0';
-  long mem = 0;
   const af_gpu *best = NULL;
   for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
     size_t k = strcspn(gpus[i].id, "-");
-    if (strncmp(up, gpus[i].id, k) != 0 || isdigit((unsigned char)up[k])) continue;
+    if (strncmp(up, gpus[i].id, k) != 0 || isalnum((unsigned char)up[k])) continue;
     if (!best) best = &gpus[i];
     /* a memory size after the model picks the variant (A100 40GB, H20 141GB) */
-    mem = strtol(up + k, NULL, 10);
+    const char *q = up + k;
+    while (*q && !isdigit((unsigned char)*q)) q++;
+    long mem = strtol(q, NULL, 10);
     if (mem > 0 && mem == strtol(gpus[i].id + k + 1, NULL, 10)) return &gpus[i];
   }
   return best;
@@ -480,6 +484,7 @@ static void compute(au_facts *f, const char *gpu_opt) {
   setu(f, "moe_layers", s.moe_layers);
   setu(f, "L_attn", s.L_attn);
   setb(f, "mla", s.mla);
+  setb(f, "hybrid_attn", s.hybrid_attn);
   sets(f, "model", c->model ? c->model : c->name_model);
   sets(f, "modality", c->modality ? c->modality : "text");
   setb(f, "mm", c->modality && strcmp(c->modality, "text") != 0);
@@ -687,7 +692,7 @@ static const char *const fact_names[] = {
     "backup_tags", "act_norecompute", "act_recompute", "act", "logits", "logits_lp", "overhead",
     "peak", "peak_norecompute", "peak_resident", "kv_bytes_token", "rollout_weights", "kv_tokens",
     "min_gpus_fit", "offload_train", "offload_rollout", "alloc_global", "alloc_train", "debug_script",
-    "script_name", "layer_params", NULL};
+    "script_name", "layer_params", "hybrid_attn", NULL};
 
 static const char *const fn_names[] = {"has", "on", "num", "str", "nvals", "note", "env",
                                        "train_env", "json_has", "json_num", "json_keys", "min", "max",

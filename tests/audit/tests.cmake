@@ -1,0 +1,8 @@
+# Audit (issue 3): expression engine, facts/memory arithmetic, per-rule fixtures, golden reports,
+# the check command over a corpus of realistic scripts.
+set(_audit "${CMAKE_CURRENT_LIST_DIR}")
+pd_add_unit(audit_expr ${_audit}/test_expr.c)
+pd_add_unit(audit_memory ${_audit}/test_memory.c)
+pd_add_unit(audit_rules ${_audit}/test_rules.c)
+pd_add_unit(audit_golden ${_audit}/test_golden.c)
+add_test(NAME audit_cli COMMAND sh ${_audit}/test_cli.sh $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR})
