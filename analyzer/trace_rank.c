@@ -103,19 +103,30 @@ static int names_class(names *t, uint32_t id) {
 
 /* ---- compact records ---- */
 
+/* One GPU row: 40 bytes, as a GB-sized trace holds about a million of them. */
 typedef struct {
-  int64_t ts, end; /* ns on the trace clock */
-  int64_t corr;
-  int64_t stream;
+  int64_t ts, end;  /* ns on the trace clock */
+  int64_t link;     /* the correlation id while reading; the launch call's start once joined */
+  uint32_t rt_dur;  /* the launch call's duration, ns (saturates at 4.29 s) */
+  int32_t stream;
   uint32_t name;
-  uint32_t ci;     /* index into col.cinfo, or NO_ID */
-  bool kcat;       /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
+  uint32_t ci : 28; /* index into col.cinfo, or CI_NONE */
+  uint32_t kcat : 1;    /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
+  uint32_t has_corr : 1;
+  uint32_t has_rt : 1;  /* a CPU row with the same correlation was found */
+  uint32_t launch : 1;  /* ... and it is one of the launch calls HTA's launch stats count */
 } gev;
 
+#define CI_NONE ((1u << 28) - 1)
+
+/* One CPU row with a correlation id (runtime / driver call): 24 bytes. */
 typedef struct {
-  int64_t corr, ts, end;
+  int64_t corr, ts;
+  uint32_t dur; /* ns, saturating */
   uint32_t name;
 } rtev;
+
+static uint32_t sat_u32(int64_t x) { return x < 0 ? 0 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
 
 typedef struct {
   uint32_t coll, pg, pg_ranks, comms_id; /* interned, or NO_ID */
@@ -228,7 +239,7 @@ static void rt_index(col *c, size_t idx) {
 
 static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
-  *r = (rtev){corr, ts, end, name};
+  *r = (rtev){corr, ts, sat_u32(end - ts), name};
   if (c->nrt * 2 > c->nrtslot) {
     size_t ns = c->nrtslot ? c->nrtslot * 2 : 4096;
     free(c->rtslot);
@@ -294,13 +305,16 @@ static void on_event(void *vc, json_t *ev, uint64_t offset) {
     gev *g = PD_PUSH(c->g, c->ng, c->capg);
     g->ts = ts;
     g->end = end;
-    g->corr = corr;
-    g->stream = stream;
+    g->link = corr;
+    g->has_corr = corr >= 0;
+    g->has_rt = g->launch = 0;
+    g->rt_dur = 0;
+    g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
     g->name = names_intern(&c->nm, name);
     g->kcat = !strcmp(cat, "kernel") || !strcmp(cat, "Kernel") || !strcmp(cat, "gpu_memset") ||
               !strcmp(cat, "Memset") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "Memcpy") ||
               !strcmp(cat, "mtia_ccp_events");
-    g->ci = NO_ID;
+    g->ci = CI_NONE;
     if (names_class(&c->nm, g->name) == TR_COMM && args) {
       cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
       ci->coll = jintern(&c->nm, args, "Collective name");
@@ -309,7 +323,7 @@ static void on_event(void *vc, json_t *ev, uint64_t offset) {
       ci->comms_id = jintern(&c->nm, args, "Comms Id");
       ci->seq = jint_or(args, "Seq", -1);
       ci->nelems = jint_or(args, "In msg nelems", -1);
-      g->ci = (uint32_t)(c->nci - 1);
+      if (c->nci - 1 < CI_NONE) g->ci = (uint32_t)(c->nci - 1) & CI_NONE;
     }
     return;
   }
@@ -384,17 +398,57 @@ static hspan hta_span(bool round, int64_t ts, int64_t end) {
   return (hspan){ceil_div(ts, 1000) * 1000, floor_div(end, 1000) * 1000};
 }
 
-typedef struct {
-  int64_t ts, end;
-  int64_t rt_ts;
-  bool has_rt;
-  int64_t stream;
-} idle_row;
+static bool is_launch_api(const char *n) {
+  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
+         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
+}
 
-static int idle_cmp(const void *pa, const void *pb) {
-  const idle_row *a = pa, *b = pb;
-  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
-  return (a->ts > b->ts) - (a->ts < b->ts);
+static int gev_cmp(const void *pa, const void *pb) {
+  const gev *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Joins every GPU row with its launching CPU row, then drops the runtime table (the largest
+ * structure after the GPU rows) and sorts the GPU rows by start. */
+static void join_and_sort(col *c) {
+  for (size_t i = 0; i < c->ng; i++) {
+    gev *g = &c->g[i];
+    const rtev *rt = g->has_corr ? rt_find(c, g->link) : NULL;
+    if (rt) {
+      g->has_rt = 1;
+      g->link = rt->ts;
+      g->rt_dur = rt->dur;
+      g->launch = is_launch_api(c->nm.str[rt->name]);
+    }
+  }
+  free(c->rt);
+  free(c->rtslot);
+  c->rt = NULL;
+  c->rtslot = NULL;
+  c->nrtslot = c->caprt = 0;
+  qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
+}
+
+/* Appends [b, e) to a set being built from intervals in start order, merging with HTA's rule
+ * (a new group only when b is after the running maximum end). */
+static void merge_in_order(tr_ivs *s, int64_t *cummax, int64_t b, int64_t e) {
+  if (s->n && b <= *cummax) {
+    if (e > s->v[s->n - 1].e) s->v[s->n - 1].e = e;
+  } else {
+    tr_ivs_push(s, b, e);
+  }
+  if (e > *cummax) *cummax = e;
+}
+
+typedef struct {
+  int64_t prev_end;
+  size_t idle; /* index into h->idle */
+} stream_state;
+
+static int long_cmp(const void *pa, const void *pb) {
+  long a = *(const long *)pa, b = *(const long *)pb;
+  return (a > b) - (a < b);
 }
 
 static int i64_cmp(const void *pa, const void *pb) {
@@ -402,9 +456,9 @@ static int i64_cmp(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-static int long_cmp(const void *pa, const void *pb) {
-  long a = *(const long *)pa, b = *(const long *)pb;
-  return (a > b) - (a < b);
+static int idle_stream_cmp(const void *pa, const void *pb) {
+  const tr_idle_stream *a = pa, *b = pb;
+  return (a->stream > b->stream) - (a->stream < b->stream);
 }
 
 typedef struct {
@@ -418,11 +472,8 @@ static int kstat_cmp(const void *pa, const void *pb) {
   return strcmp(a->name, b->name);
 }
 
-static bool is_launch_api(const char *n) {
-  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
-         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
-}
-
+/* HTA's analyses. The GPU rows are sorted by start (join_and_sort), which is also HTA's order
+ * after rounding since ceil is monotone. */
 static void analyze_hta(col *c, const tr_rank_opts *opts) {
   tr_rank *r = c->out;
   tr_hta *h = &r->hta;
@@ -440,12 +491,12 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
   int64_t last_start = INT64_MIN, last_end = INT64_MIN;
   long last_n = -1;
   for (size_t i = 0; i < c->nst; i++) {
-    hspan s = hta_span(round, c->st[i].ts, c->st[i].end);
-    if (s.ts > last_start) {
-      last_start = s.ts;
+    hspan sp = hta_span(round, c->st[i].ts, c->st[i].end);
+    if (sp.ts > last_start) {
+      last_start = sp.ts;
       last_n = c->st[i].n;
     }
-    if (s.end > last_end) last_end = s.end;
+    if (sp.end > last_end) last_end = sp.end;
   }
   h->iterations = ns;
   h->n_iterations = nd;
@@ -455,65 +506,84 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
     for (size_t i = 0; i < nd; i++) {
       bool early = false;
       for (size_t j = 0; j < c->nst; j++)
-        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end).ts < last_start)
-          early = true;
+        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end).ts < last_start) early = true;
       if (early) ns[k++] = ns[i];
     }
     h->n_iterations = k;
   }
 
   tr_ivs all = {0}, comp = {0}, comm = {0}, mem = {0};
-  idle_row *idle = pd_xmalloc((c->ng + 1) * sizeof *idle);
-  size_t nidle = 0;
+  int64_t cm_all = INT64_MIN, cm_comp = INT64_MIN, cm_comm = INT64_MIN, cm_mem = INT64_MIN;
   kacc *acc = pd_xcalloc(c->nm.n + 1, sizeof *acc);
   int64_t *delays = pd_xmalloc((c->ng + 1) * sizeof *delays);
-  size_t ndel = 0;
+  size_t ndel = 0, cap_idle = 0, nss = 0, capss = 0;
+  stream_state *ss = NULL;
+  long *ss_stream = NULL;
+  size_t cap_sss = 0, nsss = 0;
   for (size_t i = 0; i < c->ng; i++) {
     const gev *g = &c->g[i];
-    const rtev *rt = g->corr >= 0 ? rt_find(c, g->corr) : NULL;
-    hspan s = hta_span(round, g->ts, g->end);
-    hspan rs = rt ? hta_span(round, rt->ts, rt->end) : (hspan){0, 0};
+    hspan sp = hta_span(round, g->ts, g->end);
+    hspan rs = g->has_rt ? hta_span(round, g->link, g->link + g->rt_dur) : (hspan){0, 0};
     if (h->filtered) {
       /* keep GPU rows launched by a CPU row inside the kept steps; a stream row without a
        * correlation is a "CPU row" to HTA and is judged by its own ts */
       int64_t t;
-      if (g->corr >= 0) {
-        if (!rt) continue;
+      if (g->has_corr) {
+        if (!g->has_rt) continue;
         t = rs.ts;
       } else {
-        t = s.ts;
+        t = sp.ts;
       }
       if (opts->include_last ? t > last_end : t >= last_start) continue;
     }
     h->n_kernels++;
     int cls = names_class(&c->nm, g->name);
-    tr_ivs_push(&all, s.ts, s.end);
-    if (cls == TR_COMP) tr_ivs_push(&comp, s.ts, s.end);
-    else if (cls == TR_COMM) tr_ivs_push(&comm, s.ts, s.end);
-    else if (cls == TR_MEM) tr_ivs_push(&mem, s.ts, s.end);
-    if (g->kcat)
-      idle[nidle++] = (idle_row){s.ts, s.end, rs.ts, rt != NULL, g->stream};
+    merge_in_order(&all, &cm_all, sp.ts, sp.end);
+    if (cls == TR_COMP) merge_in_order(&comp, &cm_comp, sp.ts, sp.end);
+    else if (cls == TR_COMM) merge_in_order(&comm, &cm_comm, sp.ts, sp.end);
+    else if (cls == TR_MEM) merge_in_order(&mem, &cm_mem, sp.ts, sp.end);
+    if (g->kcat) {
+      /* per-stream idle: gap to the previous row on the stream (in ts order, not a running
+       * maximum, as HTA computes it) */
+      size_t k = 0;
+      while (k < nsss && ss_stream[k] != g->stream) k++;
+      if (k == nsss) {
+        *PD_PUSH(ss_stream, nsss, cap_sss) = g->stream;
+        stream_state *st = PD_PUSH(ss, nss, capss);
+        st->idle = h->n_idle;
+        tr_idle_stream *is = PD_PUSH(h->idle, h->n_idle, cap_idle);
+        memset(is, 0, sizeof *is);
+        is->stream = g->stream;
+      } else {
+        tr_idle_stream *is = &h->idle[ss[k].idle];
+        int64_t prev_end = ss[k].prev_end, gap = sp.ts - prev_end;
+        double gus = (double)gap / 1000.0;
+        if (g->has_rt && rs.ts > prev_end) is->host_wait_us += gus;
+        else if (gap < KERNEL_WAIT_NS) is->kernel_wait_us += gus;
+        else is->other_us += gus;
+      }
+      ss[k].prev_end = sp.end;
+    }
     kacc *a = &acc[g->name];
-    double d = (double)(s.end - s.ts) / 1000.0;
+    double d = (double)(sp.end - sp.ts) / 1000.0;
     if (a->count == 0 || d < a->min) a->min = d;
     if (a->count == 0 || d > a->max) a->max = d;
     a->count++;
     a->sum += d;
     a->sumsq += d * d;
-    if (rt && is_launch_api(c->nm.str[rt->name])) {
-      int64_t delay = s.ts - rs.end;
+    if (g->launch) {
+      int64_t delay = sp.ts - rs.end;
       if (delay < 0) delay = 0;
       delays[ndel++] = delay;
       h->launch_n++;
       if (delay > 100000) h->launch_delay_over_100++;
       if (rs.end - rs.ts > 50000) h->launch_cpu_over_50++;
-      if (s.end - s.ts < rs.end - rs.ts) h->launch_gpu_shorter++;
+      if (sp.end - sp.ts < rs.end - rs.ts) h->launch_gpu_shorter++;
     }
   }
-  tr_ivs_merge(&all);
-  tr_ivs_merge(&comp);
-  tr_ivs_merge(&comm);
-  tr_ivs_merge(&mem);
+  free(ss);
+  free(ss_stream);
+  if (h->n_idle) qsort(h->idle, h->n_idle, sizeof *h->idle, idle_stream_cmp);
   if (all.n) {
     int64_t kt = all.v[all.n - 1].e - all.v[0].b;
     int64_t idle_t = kt - tr_ivs_total(&all);
@@ -523,6 +593,7 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
     h->compute_us = (double)comp_t / 1000.0;
     h->non_compute_us = (double)(kt - comp_t - idle_t) / 1000.0;
   }
+  tr_ivs_free(&all);
   const tr_ivs *cc[2] = {&comm, &comp};
   int64_t t2[8];
   tr_ivs_sweep(cc, 2, t2);
@@ -534,25 +605,9 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
   int64_t t3[8];
   tr_ivs_sweep(cm, 3, t3);
   for (int m = 0; m < 8; m++) h->type_us[m] = (double)t3[m] / 1000.0;
-
-  /* per-stream idle breakdown: gap to the previous row on the stream (in ts order, not a
-   * running max, as HTA computes it) */
-  qsort(idle, nidle, sizeof *idle, idle_cmp);
-  size_t cap_idle = 0;
-  for (size_t i = 0; i < nidle;) {
-    tr_idle_stream *is = PD_PUSH(h->idle, h->n_idle, cap_idle);
-    is->stream = idle[i].stream;
-    is->host_wait_us = is->kernel_wait_us = is->other_us = 0;
-    size_t j;
-    for (j = i + 1; j < nidle && idle[j].stream == idle[i].stream; j++) {
-      int64_t prev_end = idle[j - 1].end, gap = idle[j].ts - prev_end;
-      double g = (double)gap / 1000.0;
-      if (idle[j].has_rt && idle[j].rt_ts > prev_end) is->host_wait_us += g;
-      else if (gap < KERNEL_WAIT_NS) is->kernel_wait_us += g;
-      else is->other_us += g;
-    }
-    i = j;
-  }
+  tr_ivs_free(&comp);
+  tr_ivs_free(&comm);
+  tr_ivs_free(&mem);
 
   /* per-name statistics (sample std, as pandas) */
   size_t nk = 0;
@@ -569,12 +624,11 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
     k->min_us = a->min;
     k->max_us = a->max;
     k->mean_us = a->sum / (double)a->count;
-    double var = a->count > 1
-                     ? (a->sumsq - a->sum * a->sum / (double)a->count) / (double)(a->count - 1)
-                     : 0;
+    double var = a->count > 1 ? (a->sumsq - a->sum * a->sum / (double)a->count) / (double)(a->count - 1) : 0;
     k->std_us = var > 0 ? sqrt(var) : 0;
   }
   qsort(h->kernels, h->n_kernel_stats, sizeof *h->kernels, kstat_cmp);
+  free(acc);
 
   if (ndel) {
     qsort(delays, ndel, sizeof *delays, i64_cmp);
@@ -586,23 +640,17 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
     h->launch_mean_delay_us = sum / (double)ndel / 1000.0;
   }
   free(delays);
-  free(acc);
-  free(idle);
-  tr_ivs_free(&all);
-  tr_ivs_free(&comp);
-  tr_ivs_free(&comm);
-  tr_ivs_free(&mem);
 }
 
 /* ---- per-step decomposition and cross-rank facts ---- */
 
 static bool coll_is(const col *c, const gev *g, const char *what) {
-  if (g->ci == NO_ID || c->ci[g->ci].coll == NO_ID) return false;
+  if (g->ci == CI_NONE || c->ci[g->ci].coll == NO_ID) return false;
   return !strcmp(c->nm.str[c->ci[g->ci].coll], what);
 }
 
 static bool is_p2p(const col *c, const gev *g) {
-  if (g->ci != NO_ID && c->ci[g->ci].coll != NO_ID) {
+  if (g->ci != CI_NONE && c->ci[g->ci].coll != NO_ID) {
     const char *n = c->nm.str[c->ci[g->ci].coll];
     return !strcmp(n, "send") || !strcmp(n, "recv") || !strcmp(n, "sendrecv") ||
            !strcmp(n, "batch_isend_irecv");
@@ -645,7 +693,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 /* The key under which every rank records the same collective instance: Comms Id, else
  * (process group, Seq), else (group, collective, size, ordinal on this rank). */
 static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
-  const cinfo *ci = g->ci != NO_ID ? &c->ci[g->ci] : NULL;
+  const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
   if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.str[ci->comms_id]);
   if (ci && ci->pg != NO_ID && ci->seq >= 0)
     return pd_xasprintf("pg:%s#%lld", c->nm.str[ci->pg], (long long)ci->seq);
@@ -670,20 +718,21 @@ static void analyze_steps(col *c) {
   tr_rank *r = c->out;
   int64_t base = r->has_base ? r->base_ns : 0;
   tr_ivs all = {0}, comp = {0}, comm = {0}, mem = {0}, pend_any = {0}, pend_comm = {0};
-  for (size_t i = 0; i < c->ng; i++) {
+  int64_t cm_all = INT64_MIN, cm_comp = INT64_MIN, cm_comm = INT64_MIN, cm_mem = INT64_MIN;
+  for (size_t i = 0; i < c->ng; i++) { /* sorted by start: merge as we go */
     const gev *g = &c->g[i];
     int cls = names_class(&c->nm, g->name);
-    tr_ivs_push(&all, g->ts, g->end);
-    if (cls == TR_COMP) tr_ivs_push(&comp, g->ts, g->end);
-    else if (cls == TR_COMM) tr_ivs_push(&comm, g->ts, g->end);
-    else if (cls == TR_MEM) tr_ivs_push(&mem, g->ts, g->end);
-    const rtev *rt = rt_find(c, g->corr);
-    if (rt && g->ts > rt->end) { /* launched, not started: the GPU waits on something */
-      tr_ivs_push(&pend_any, rt->end, g->ts);
-      if (cls == TR_COMM) tr_ivs_push(&pend_comm, rt->end, g->ts);
+    merge_in_order(&all, &cm_all, g->ts, g->end);
+    if (cls == TR_COMP) merge_in_order(&comp, &cm_comp, g->ts, g->end);
+    else if (cls == TR_COMM) merge_in_order(&comm, &cm_comm, g->ts, g->end);
+    else if (cls == TR_MEM) merge_in_order(&mem, &cm_mem, g->ts, g->end);
+    int64_t rt_end = g->link + (int64_t)g->rt_dur;
+    if (g->has_rt && g->ts > rt_end) { /* launched, not started: the GPU waits on something */
+      tr_ivs_push(&pend_any, rt_end, g->ts);
+      if (cls == TR_COMM) tr_ivs_push(&pend_comm, rt_end, g->ts);
     }
   }
-  tr_ivs *sets[] = {&all, &comp, &comm, &mem, &pend_any, &pend_comm, &c->hostcoll};
+  tr_ivs *sets[] = {&pend_any, &pend_comm, &c->hostcoll};
   for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) tr_ivs_merge(sets[i]);
   tr_ivs_merge(&c->host);
   tr_ivs_bridge(&c->host, HOST_BRIDGE_NS);
@@ -697,11 +746,18 @@ static void analyze_steps(col *c) {
   tr_ivs_union(&cc, &mem, &ccm);
   tr_ivs_subtract(&mem, &cc, &exp_mem);
   tr_ivs_subtract(&all, &ccm, &other);
+  tr_ivs_free(&cc);
+  tr_ivs_free(&ccm);
   tr_ivs_union(&pend_comm, &c->hostcoll, &coll_src);
+  tr_ivs_free(&pend_comm);
   tr_ivs_subtract(&coll_src, &all, &coll_idle);
+  tr_ivs_free(&coll_src);
   tr_ivs_union(&pend_any, &c->host, &launch_src);
+  tr_ivs_free(&pend_any);
   tr_ivs_subtract(&launch_src, &all, &launch_tmp);
+  tr_ivs_free(&launch_src);
   tr_ivs_subtract(&launch_tmp, &coll_idle, &launch_idle);
+  tr_ivs_free(&launch_tmp);
 
   /* Windows: the CPU-side ProfilerStep spans, one per step number. */
   steprow *w = pd_xmalloc((c->nst + 1) * sizeof *w);
@@ -767,7 +823,7 @@ static void analyze_steps(col *c) {
     }
     tr_coll *co = PD_PUSH(r->colls, r->n_colls, capcoll);
     co->key = coll_key(c, g, &ord, &nord);
-    const cinfo *ci = g->ci != NO_ID ? &c->ci[g->ci] : NULL;
+    const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
     co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name]);
     co->step = wi >= 0 ? w[wi].n : -1;
     co->b = g->ts + base;
@@ -853,6 +909,7 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   r->has_memory_events = c.has_memory;
   r->n_gpu_rows = (long)c.ng;
   r->n_runtime_rows = (long)c.nrt;
+  join_and_sort(&c);
   r->n_steps_seen = (long)c.nst;
   size_t caps = 0;
   for (size_t i = 0; i < c.ng; i++) {
