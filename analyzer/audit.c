@@ -273,7 +273,9 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     f->category = pd_xstrdup(r->category);
     int sev = c->severity >= 0 ? c->severity : (int)r->severity;
     if (has_ov) sev = ov;
-    if (borderline || noted) sev = AU_INFO;
+    /* a flag set only in an if/case branch may not be passed at all: say so, at info */
+    bool conditional = loc && loc->conditional;
+    if (borderline || noted || conditional) sev = AU_INFO;
     f->severity = (au_severity)sev;
     f->borderline = borderline;
     f->title = pd_xstrdup(ac_tr(&r->title, lang));
@@ -308,6 +310,13 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
       char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（脚本 NOTE 说明了理由，降为 info：%s）"
                                                : "%s (downgraded to info: the script's NOTE gives a reason: %s)",
                                 f->cost, loc->note);
+      free(f->cost);
+      f->cost = cost;
+    }
+    if (conditional) {
+      char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（该参数只在条件分支中设置：仅当该分支执行时成立，降为 info）"
+                                               : "%s (the flag is set only in a conditional branch: applies when that branch runs; shown as info)",
+                                f->cost);
       free(f->cost);
       f->cost = cost;
     }
