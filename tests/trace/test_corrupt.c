@@ -161,6 +161,34 @@ int main(void) {
   CHECK(e && strstr(e, "cannot open") && strstr(e, missing));
   free(e);
 
+  /* 5b. a small real trace cut at many points: each prefix fails cleanly with an offset inside
+   * the file, never crashes (run under ASan in the sanitizer build) */
+  {
+    size_t ln = 0;
+    char *gzd = read_all(GOOD_GZ, &ln);
+    char *full = tmp_path("full.json");
+    char *c1 = pd_xasprintf("gzip -dc '%s' > '%s'", GOOD_GZ, full);
+    CHECK(system(c1) == 0);
+    free(c1);
+    size_t jn = 0;
+    char *json = read_all(full, &jn);
+    char *pref = tmp_path("prefix.json");
+    long failures = 0, cases = 0;
+    for (size_t at = 0; json && at + 1 < jn; at += jn / 61 + 1) {
+      write_bytes(pref, json, at);
+      char *pe = rank_error(pref);
+      cases++;
+      if (pe && strstr(pe, pref) && byte_offset(pe) >= 0 && byte_offset(pe) <= (long long)at) failures++;
+      else fprintf(stderr, "prefix %zu: %s\n", at, pe ? pe : "(read without error)");
+      free(pe);
+    }
+    CHECK_INT(failures, cases);
+    free(json);
+    free(gzd);
+    free(full);
+    free(pref);
+  }
+
   /* 6. a folder with one good rank and broken ones: the good rank still comes out */
   char *mixed = tmp_path("mixed");
   mkdir(mixed, 0755);

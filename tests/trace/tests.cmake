@@ -14,6 +14,11 @@ if(Python3_Interpreter_FOUND)
   pd_add_unit(trace_synthetic ${_tr}/test_synthetic.c)
   target_compile_definitions(trace_synthetic PRIVATE TRACE_SYNTH_DIR="${_synth}")
   set_tests_properties(trace_synthetic PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # Against HTA itself (set HTA_SRC to an HTA checkout; skipped otherwise). Debian's
+  # /usr/bin/python3 is the interpreter that sees python3-pandas.
+  add_test(NAME trace_hta_crosscheck COMMAND /usr/bin/python3 ${_tr}/hta_crosscheck.py
+           $<TARGET_FILE:perf-doctor> ${_synth}/pipeline ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(trace_hta_crosscheck PROPERTIES FIXTURES_REQUIRED trace_synth SKIP_RETURN_CODE 77)
   # Peak RSS on a generated trace. TRACE_MEMORY_MB sets its uncompressed size (default 200;
   # the 1 GB figure is measured with -DTRACE_MEMORY_MB=1000). Sanitizers inflate RSS: skipped.
   if(NOT DEFINED TRACE_MEMORY_MB)
