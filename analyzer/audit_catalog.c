@@ -8,20 +8,22 @@
 #include "analyzer/audit_facts.h"
 #include "analyzer/util.h"
 
-/* Defined by the generated file of analyzer/data/embed.cmake when the build embeds the data;
- * weak so that a build without that step still links and falls back to PD_DATA_DIR. */
-extern const pd_data_file pd_data_files[] __attribute__((weak));
-extern const size_t pd_data_nfiles __attribute__((weak));
+/* With analyzer/data/embed.cmake in the build, the data files are compiled in (PD_DATA_EMBEDDED);
+ * otherwise they are read from PD_DATA_DIR at run time (development builds). */
+#ifdef PD_DATA_EMBEDDED
+extern const pd_data_file pd_data_files[];
+extern const size_t pd_data_nfiles;
+#endif
 
 char *ac_data_text(const char *name, size_t *len) {
-  if (&pd_data_nfiles != NULL && pd_data_files != NULL) {
-    for (size_t i = 0; i < pd_data_nfiles; i++)
-      if (!strcmp(pd_data_files[i].name, name)) {
-        if (len) *len = pd_data_files[i].len;
-        return pd_xstrndup((const char *)pd_data_files[i].data, pd_data_files[i].len);
-      }
-  }
-#ifdef PD_DATA_DIR
+#ifdef PD_DATA_EMBEDDED
+  for (size_t i = 0; i < pd_data_nfiles; i++)
+    if (!strcmp(pd_data_files[i].name, name)) {
+      if (len) *len = pd_data_files[i].len;
+      return pd_xstrndup((const char *)pd_data_files[i].data, pd_data_files[i].len);
+    }
+  return NULL;
+#elif defined(PD_DATA_DIR)
   char *path = pd_xasprintf("%s/%s", PD_DATA_DIR, name);
   size_t n = 0;
   char *text = pd_read_file(path, 16u << 20, &n);
@@ -29,6 +31,8 @@ char *ac_data_text(const char *name, size_t *len) {
   if (text && len) *len = n;
   return text;
 #else
+  (void)name;
+  (void)len;
   return NULL;
 #endif
 }

@@ -40,7 +40,9 @@ rm -f "$tmp" "$tmp.err"
 
 # the corpus: every script gets a report, no crash (exit 0 or 1 only)
 n=$(find "$FX" -name '*.sh' | wc -l)
-out=$("$BIN" check --lang en "$FX"); st=$?
+out=$("$BIN" check --lang en "$FX" 2>/tmp/pd-corpus.err); st=$?
+check "corpus: no sanitizer report" '! grep -q -e Sanitizer -e "runtime error" /tmp/pd-corpus.err'
+rm -f /tmp/pd-corpus.err
 check "corpus exit 0/1 (got $st)" '[ $st -le 1 ]'
 reports=$(echo "$out" | grep -c '^# perf-doctor: ')
 check "corpus: one report per script ($reports of $n)" '[ "$reports" -eq "$n" ]'

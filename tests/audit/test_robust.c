@@ -1,0 +1,97 @@
+/* Bad input never crashes the audit: every corpus script cut at many points, empty and binary
+ * text, and a hostile user rule file all produce a result and all three renderings. Also checks
+ * the hover helpers on real results. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tests/audit/fixture.h"
+#include "tests/harness.h"
+
+static void render_all(au_result *r) {
+  char *md = au_report_markdown(r, "en");
+  char *zh = au_report_markdown(r, "zh");
+  json_t *j = au_report_json(r);
+  json_t *s = au_report_sarif(&r, 1);
+  CHECK(md && zh && j && s);
+  CHECK(strstr(md, "## Summary") != NULL);
+  free(md);
+  free(zh);
+  json_decref(j);
+  json_decref(s);
+}
+
+static void cuts(const char *dir, const char *rel) {
+  char *path = pd_xasprintf("%s/%s", dir, rel);
+  size_t len = 0;
+  char *text = pd_read_file(path, 1 << 24, &len);
+  CHECK(text != NULL);
+  for (size_t k = 0; text && k <= 16; k++) {
+    size_t n = len * k / 16;
+    au_result *r = au_run(path, text, n, NULL, NULL);
+    CHECK(r != NULL && r->model != NULL);
+    if (r) render_all(r);
+    au_result_free(r);
+  }
+  free(text);
+  free(path);
+}
+
+int main(void) {
+  const char *subdirs[] = {"text", "multimodal", "sft"};
+  for (int i = 0; i < 3; i++) {
+    char *dir = pd_xasprintf("%s%s", FX_DIR, subdirs[i]);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+      if (pd_str_ends(e->d_name, ".sh")) cuts(dir, e->d_name);
+    if (d) closedir(d);
+    free(dir);
+  }
+  /* empty, junk, and a script that is only flags */
+  const char *junk[] = {"", "\x01\x02\xff\xfe{{{((((", "--tensor-model-parallel-size 0 --resource '{\"actor\": [1, 0]}'",
+                        "python3 -m relax.entrypoints.train --resource '{\"actor\": [1, 8]}' --tensor-model-parallel-size 0 --num-experts 0 --expert-model-parallel-size 0"};
+  for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+    au_result *r = au_run("/tmp/run-x-8xgpu.sh", junk[i], strlen(junk[i]), NULL, NULL);
+    CHECK(r != NULL);
+    if (r) render_all(r);
+    au_result_free(r);
+  }
+  /* a user rule file with errors is reported, not fatal */
+  char tmp[] = "/tmp/pd-rules-XXXXXX";
+  int fd = mkstemp(tmp);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    const char *bad = "{\"rules\": [{\"id\": \"U-1\", \"severity\": \"loud\", \"title\": \"x\", \"cases\": [{\"when\": \"((((\"}]},"
+                      " {\"id\": \"U-2\", \"severity\": \"warn\", \"title\": \"ok\", \"cases\": [{\"when\": \"tp >= 1\"}]}]}";
+    CHECK(write(fd, bad, strlen(bad)) == (ssize_t)strlen(bad));
+    close(fd);
+    au_config cfg = {0};
+    cfg.extra_rules = tmp;
+    au_result *r = fx_run("text/run-qwen3-4B-8xgpu.sh", "", &cfg, NULL);
+    CHECK(r && r->nerrors >= 2);  /* bad severity and bad expression of U-1 */
+    CHECK(fx_find(r, "U-1") == NULL);
+    CHECK(fx_find(r, "U-2") != NULL);  /* the valid rule of the same file still runs */
+    au_result_free(r);
+    unlink(tmp);
+  }
+  /* hovers and flag docs */
+  au_result *r = fx_run("text/run-qwen35-35B-A3B-4xgpu-colocate.sh", "", NULL, NULL);
+  if (r) {
+    char *h = au_hover_facts(r, "--resource", "en");
+    CHECK(h && strstr(h, "actor 4 GPUs"));
+    free(h);
+    h = au_hover_facts(r, "model", "en");
+    CHECK(h && strstr(h, "MoE") && strstr(h, "256 experts"));
+    free(h);
+    h = au_hover_facts(r, "--tensor-model-parallel-size", "en");
+    CHECK(h && strstr(h, "baseline"));  /* Qwen3.5-35B-A3B baselines exist */
+    free(h);
+    au_result_free(r);
+  }
+  CHECK(au_flag_doc("--max-staleness", "en") && strstr(au_flag_doc("--max-staleness", "en"), "Default: 0"));
+  CHECK(au_flag_doc("--no-such-flag", "en") == NULL);
+  CHECK(au_flag_doc(NULL, "zh") == NULL);
+  return pd_test_exit("audit_robust");
+}
