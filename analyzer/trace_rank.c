@@ -902,6 +902,13 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
     col_free(&c);
     return r;
   }
+  if (!c.any_time) { /* e.g. Relax's timeline_step_N.json: Chrome events without categories */
+    r->err = pd_xasprintf("%s: not a PyTorch-profiler trace: no event has both \"cat\" and \"dur\" "
+                          "(%llu events) at byte %llu",
+                          path, (unsigned long long)st.events, (unsigned long long)st.json_bytes);
+    col_free(&c);
+    return r;
+  }
   if (strcmp(r->rank_source, "distributedInfo") != 0 && r->name_rank >= 0) {
     r->rank = r->name_rank;
     r->rank_source = "file name";

@@ -78,89 +78,182 @@ typedef struct {
 
 static void add(strlist *l, char *s) { *PD_PUSH(l->v, l->n, l->cap) = s; }
 
+/* Appends "#1, #2, #3" for the rows of `rows` (n of them) whose flag is set. */
+static void step_list(pd_buf *b, const long *steps, const bool *flag, size_t n) {
+  bool first = true;
+  for (size_t i = 0; i < n; i++)
+    if (flag[i]) {
+      pd_buf_printf(b, "%s#%ld", first ? "" : ", ", steps[i]);
+      first = false;
+    }
+}
+
+/* One kind of per-rank loss, gathered over ranks so that the same sentence is not repeated. */
+typedef struct {
+  pd_buf ranks;
+  double lo, hi;
+  size_t n;
+} rank_group;
+
+static void group_add(rank_group *g, const char *label, double v) {
+  pd_buf_printf(&g->ranks, "%s%s", g->n ? ", " : "", label);
+  if (!g->n || v < g->lo) g->lo = v;
+  if (!g->n || v > g->hi) g->hi = v;
+  g->n++;
+}
+
+static char *group_share(const rank_group *g) {
+  if (g->hi - g->lo < 0.05) return pd_xasprintf("%.1f %%", g->hi);
+  return pd_xasprintf("%.1f–%.1f %%", g->lo, g->hi);
+}
+
 static void build_hypotheses(const tr_report *rep, strlist *out) {
   const tr_cross *x = rep->cross;
+  size_t ok = n_ok(rep);
   /* stragglers at collectives */
   double total_wait = 0;
   for (size_t i = 0; i < rep->n; i++) total_wait += x->per_rank[i].wait_us;
   for (size_t i = 0; i < rep->n; i++) {
     const tr_coll_rank *c = &x->per_rank[i];
     if (rep->ranks[i]->err || c->arrived_last == 0 || c->instances < 2) continue;
-    if (c->arrived_last * 2 < c->instances || c->imposed_us < 0.2 * total_wait / (double)n_ok(rep) || c->imposed_us < 1000)
+    if (c->arrived_last * 2 < c->instances || c->imposed_us < 0.2 * total_wait / (double)ok || c->imposed_us < 1000)
       continue;
     char *l = rank_label(rep, i);
-    add(out, pd_xasprintf(
-                 "%s starts %ld of %ld matched collectives last and makes its peers wait %.1f ms in "
-                 "total: compare its data-supply idle and compute time per step with its peers "
-                 "(tables above), and its data-loader / TransferQueue timings in the Relax timeline.",
-                 l, c->arrived_last, c->instances, c->imposed_us / 1000.0));
+    add(out, pd_xasprintf("%s starts %ld of %ld matched collectives last and makes its peers wait %.1f ms in "
+                          "total: compare its data-supply idle and compute time per step with its peers "
+                          "(tables above), and its data-loader / TransferQueue timings in the Relax timeline.",
+                          l, c->arrived_last, c->instances, c->imposed_us / 1000.0));
     free(l);
   }
-  /* data supply outliers within a DP group */
-  for (size_t k = 0; k < x->n_dp; k++) {
-    const tr_dp_row *d = &x->dp[k];
-    double excess = d->data_max_us - d->data_median_us;
-    if (excess > 5000 && excess > 0.05 * d->mean_us) {
-      char *l = rank_label(rep, (size_t)d->most_data);
-      add(out, pd_xasprintf("%s has %.1f ms of data-supply idle in step %ld, %.1f ms more than the "
-                            "median of its DP group: check its data loading (e.g. train_get_data in "
-                            "Relax's --timeline-dump-dir timeline) for that step.",
-                            l, d->data_max_us / 1000.0, d->step, excess / 1000.0));
-      free(l);
+  /* DP groups: data-supply outliers and compute spread, one sentence per rank over its steps */
+  if (x->n_dp) {
+    long *steps = pd_xmalloc(x->n_dp * sizeof *steps);
+    bool *flag = pd_xmalloc(x->n_dp * sizeof *flag);
+    for (size_t k = 0; k < x->n_dp; k++) steps[k] = x->dp[k].step;
+    for (size_t i = 0; i < rep->n; i++) {
+      if (rep->ranks[i]->err) continue;
+      size_t nd = 0, nc = 0, first_d = 0, first_c = 0;
+      double excess = 0;
+      for (size_t k = 0; k < x->n_dp; k++) {
+        const tr_dp_row *d = &x->dp[k];
+        double e = d->data_max_us - d->data_median_us;
+        flag[k] = d->most_data == (int)i && e > 5000 && e > 0.05 * d->mean_us;
+        if (flag[k] && nd++ == 0) first_d = k;
+        if (flag[k]) excess += e;
+      }
+      if (nd) {
+        const tr_dp_row *d = &x->dp[first_d];
+        char *l = rank_label(rep, i);
+        pd_buf b = {0};
+        pd_buf_printf(&b, "%s has %.1f ms more data-supply idle (GPU idle, nothing queued, host outside launch "
+                          "activity) than the median of its DP group on average in step(s) ",
+                      l, excess / (double)nd / 1000.0);
+        step_list(&b, steps, flag, x->n_dp);
+        pd_buf_printf(&b, " (%.1f vs %.1f ms in #%ld): check its data loading for those steps (e.g. "
+                          "train_get_data in the timeline written by Relax's --timeline-dump-dir).",
+                      d->data_max_us / 1000.0, d->data_median_us / 1000.0, d->step);
+        add(out, pd_buf_take(&b));
+        free(l);
+      }
+      for (size_t k = 0; k < x->n_dp; k++) {
+        flag[k] = x->dp[k].slowest == (int)i && x->dp[k].spread_pct > 5;
+        if (flag[k] && nc++ == 0) first_c = k;
+      }
+      if (nc) {
+        const tr_dp_row *d = &x->dp[first_c];
+        char *l = rank_label(rep, i);
+        pd_buf b = {0};
+        pd_buf_printf(&b, "%s computes the most among the DP ranks of its pp/tp position in step(s) ", l);
+        step_list(&b, steps, flag, x->n_dp);
+        pd_buf_printf(&b, " (%.1f ms vs a mean of %.1f ms, spread %.1f %% in #%ld): compare the tokens per "
+                          "micro-batch each rank received in those steps.",
+                      d->max_us / 1000.0, d->mean_us / 1000.0, d->spread_pct, d->step);
+        add(out, pd_buf_take(&b));
+        free(l);
+      }
     }
-    if (d->spread_pct > 5) {
-      char *l = rank_label(rep, (size_t)d->slowest);
-      add(out, pd_xasprintf("Compute time across the DP ranks at pp=%d tp=%d differs by %.1f %% in "
-                            "step %ld (%s computes %.1f ms vs a mean of %.1f ms): compare the tokens "
-                            "per micro-batch each rank received in that step.",
-                            d->pp, d->tp, d->spread_pct, d->step, l, d->max_us / 1000.0,
-                            d->mean_us / 1000.0));
-      free(l);
-    }
+    free(steps);
+    free(flag);
   }
+  /* pipeline: the worst stage against the 1F1B ideal */
+  const tr_pp_row *worst = NULL;
+  size_t worst_s = 0;
   for (size_t k = 0; k < x->n_pp; k++) {
     const tr_pp_row *p = &x->pp[k];
     if (p->ideal_pct < 0) continue;
-    for (size_t s = 0; s < p->n; s++)
-      if (p->stages[s].bubble_pct > p->ideal_pct + 5) {
-        add(out, pd_xasprintf("PP stage %d has a %.1f %% bubble in step %ld against the 1F1B ideal "
-                              "of %.1f %% (p=%d, m=%ld): compare per-stage forward/backward kernel "
-                              "time to see whether the stages are unbalanced.",
-                              p->stages[s].pp, p->stages[s].bubble_pct, p->step, p->ideal_pct, p->p, p->m));
-        break;
+    for (size_t st = 0; st < p->n; st++)
+      if (!worst || p->stages[st].bubble_pct - p->ideal_pct > worst->stages[worst_s].bubble_pct - worst->ideal_pct) {
+        worst = p;
+        worst_s = st;
       }
   }
-  /* per rank, the dominant loss */
+  if (worst && worst->stages[worst_s].bubble_pct > worst->ideal_pct + 2)
+    add(out, pd_xasprintf("PP stage %d has a %.1f %% bubble in step #%ld against the 1F1B ideal of %.1f %% "
+                          "(p=%d, m=%ld): compare the stages' forward/backward kernel time per micro-batch to "
+                          "see whether the layers are split unevenly, and the P2P kernels for slow transfers.",
+                          worst->stages[worst_s].pp, worst->stages[worst_s].bubble_pct, worst->step,
+                          worst->ideal_pct, worst->p, worst->m));
+  /* per rank, the dominant losses, gathered over ranks */
+  rank_group data = {0}, launch = {0}, comm_wait = {0}, comm_bw = {0};
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err) continue;
-    double win = 0, data = 0, launch = 0, comm = 0;
+    double win = 0, d = 0, l = 0, c = 0;
     for (size_t s = 0; s < r->n_steps; s++) {
       win += r->steps[s].window_us;
-      data += r->steps[s].idle_data_us;
-      launch += r->steps[s].idle_launch_us;
-      comm += r->steps[s].exposed_comm_us;
+      d += r->steps[s].idle_data_us;
+      l += r->steps[s].idle_launch_us;
+      c += r->steps[s].exposed_comm_us;
     }
     if (win <= 0) continue;
-    char *l = rank_label(rep, i);
-    if (data > 0.2 * win)
-      add(out, pd_xasprintf("On %s the GPU has no work queued while the host is outside launch "
-                            "activity for %.1f %% of the step windows (data supply or other host-side "
-                            "work): re-profile with --profile-with-stack to see which Python code runs "
-                            "in those gaps.",
-                            l, pct(data, win)));
-    if (launch > 0.2 * win)
-      add(out, pd_xasprintf("On %s the host is issuing launches while the GPU idles for %.1f %% of "
-                            "the step windows (launch-bound): check the launch delays and short "
-                            "kernels in the HTA launch statistics and the CPU time per op.",
-                            l, pct(launch, win)));
-    if (comm > 0.2 * win)
-      add(out, pd_xasprintf("On %s communication not hidden by compute takes %.1f %% of the step "
-                            "windows: the wait/transfer split of its collectives says whether peers "
-                            "(arrival skew) or bandwidth dominate.",
-                            l, pct(comm, win)));
-    free(l);
+    char *lab = rank_label(rep, i);
+    if (d > 0.2 * win) group_add(&data, lab, pct(d, win));
+    if (l > 0.2 * win) group_add(&launch, lab, pct(l, win));
+    const tr_coll_rank *cr = &x->per_rank[i];
+    if (c > 0.2 * win) {
+      if (cr->nccl_us > 0 && cr->wait_us > 0.5 * cr->nccl_us) group_add(&comm_wait, lab, pct(c, win));
+      else group_add(&comm_bw, lab, pct(c, win));
+    }
+    free(lab);
   }
+  char *sh;
+  if (data.n) {
+    sh = group_share(&data);
+    add(out, pd_xasprintf("On %s the GPU has no work queued while the host is outside launch activity for %s "
+                          "of the step windows (data supply or other host-side work): re-profile with "
+                          "--profile-with-stack to see which Python code runs in those gaps.",
+                          data.ranks.data, sh));
+    free(sh);
+  }
+  if (launch.n) {
+    sh = group_share(&launch);
+    add(out, pd_xasprintf("On %s the host is issuing work while the GPU idles for %s of the step windows "
+                          "(launch-bound): check the launch delays and runtime-call durations in the HTA "
+                          "launch statistics and the CPU time of the ops between kernels.",
+                          launch.ranks.data, sh));
+    free(sh);
+  }
+  if (comm_wait.n) {
+    sh = group_share(&comm_wait);
+    add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows, and most "
+                          "of their NCCL time is spent waiting for the last peer: fix the late arrival (see "
+                          "the collectives table) before tuning communication.",
+                          comm_wait.ranks.data, sh));
+    free(sh);
+  }
+  if (comm_bw.n) {
+    sh = group_share(&comm_bw);
+    add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows%s: compare "
+                          "the collectives' message sizes and durations with the link bandwidth, and check "
+                          "whether they could overlap with compute.",
+                          comm_bw.ranks.data, sh,
+                          x->coll_instances ? " without much waiting for peers" : " (no cross-rank match to split wait from transfer)"));
+    free(sh);
+  }
+  pd_buf_free(&data.ranks);
+  pd_buf_free(&launch.ranks);
+  pd_buf_free(&comm_wait.ranks);
+  pd_buf_free(&comm_bw.ranks);
 }
 
 /* ---- JSON ---- */
@@ -583,7 +676,8 @@ char *tr_summary_md(const tr_report *rep) {
                     "|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < x->n_dp; k++) {
       const tr_dp_row *d = &x->dp[k];
-      pd_buf_printf(&b, "| #%ld | %d/%d | ", d->step, d->pp, d->tp);
+      if (d->pp < 0 && d->tp < 0) pd_buf_printf(&b, "| #%ld | – (no layout in file names) | ", d->step);
+      else pd_buf_printf(&b, "| #%ld | %d/%d | ", d->step, d->pp, d->tp);
       for (size_t t = 0; t < d->n; t++) pd_buf_printf(&b, "%s%d", t ? "," : "", rep->ranks[d->idx[t]]->rank);
       pd_buf_printf(&b, " | %.1f / %.1f / %.1f | %.1f %% | rank %d | rank %d: %.1f ms (median %.1f) |\n", d->min_us / 1000.0,
                     d->mean_us / 1000.0, d->max_us / 1000.0, d->spread_pct, rep->ranks[d->slowest]->rank,

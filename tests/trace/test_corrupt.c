@@ -156,6 +156,13 @@ int main(void) {
   write_bytes(deepf, deep.data, deep.len);
   expect_error("deep nesting", deepf, "nested deeper", 20, (long long)deep.len);
   pd_buf_free(&deep);
+  /* Relax's own timeline (JSON array of events without "cat") is not a profiler trace */
+  char *timeline = tmp_path("timeline_step_3.json");
+  const char *tl = "[{\"name\": \"train_get_data\", \"ph\": \"X\", \"ts\": 1745000000000000, \"dur\": 52000, "
+                   "\"pid\": 1, \"tid\": 1, \"args\": {\"step\": 3}}]";
+  write_bytes(timeline, tl, strlen(tl));
+  expect_error("Relax timeline", timeline, "not a PyTorch-profiler trace", (long long)strlen(tl), (long long)strlen(tl));
+  free(timeline);
   char *missing = tmp_path("missing.json");
   e = rank_error(missing);
   CHECK(e && strstr(e, "cannot open") && strstr(e, missing));

@@ -154,7 +154,7 @@ static void check_dataload(void) {
     check_close("dataload excess data supply",
                 num(json_object_get(d, "data_supply_max_us")) - num(json_object_get(d, "data_supply_median_us")), 50000);
   }
-  CHECK(md && strstr(md, "rank 2 has 70.0 ms of data-supply idle"));
+  CHECK(md && strstr(md, "rank 2 has 50.0 ms more data-supply idle") && strstr(md, "#1, #2, #3 (70.0 vs 20.0 ms"));
   /* rank from the file name: these traces have no distributedInfo */
   json_t *r;
   json_array_foreach(json_object_get(root, "ranks"), i, r) {
