@@ -88,5 +88,25 @@ int main(void) {
   }
   CHECK(af_gpu_find("TPUv5") == NULL);
   CHECK(af_gpu_find("H2000") == NULL);
+  /* baselines: a setting two or more steps from the matching reference row carries the row in
+   * its Cost line; one step does not. qwen3-4B@8 colocate: TP2, sglang mem 0.8 */
+  r = fx_run("text/run-qwen3-4B-8xgpu.sh", "del --sequence-parallel | add --tensor-model-parallel-size 8", NULL, NULL);
+  if (r) {
+    const au_finding *f = fx_find(r, "R-P10");
+    CHECK(f && strstr(f->cost, "baseline qwen3-4B@8") && strstr(f->cost, "TP2"));
+    au_result_free(r);
+  }
+  r = fx_run("text/run-qwen3-4B-8xgpu.sh", "del --sequence-parallel | add --tensor-model-parallel-size 4", NULL, NULL);
+  if (r) {
+    const au_finding *f = fx_find(r, "R-P10");
+    CHECK(f && !strstr(f->cost, "baseline"));
+    au_result_free(r);
+  }
+  r = fx_run("text/run-qwen3-4B-8xgpu.sh", "add --sglang-mem-fraction-static 0.9", NULL, NULL);
+  if (r) {
+    const au_finding *f = fx_find(r, "R-M05");
+    CHECK(f && strstr(f->cost, "sglang mem 0.8"));
+    au_result_free(r);
+  }
   return pd_test_exit("audit_memory");
 }
