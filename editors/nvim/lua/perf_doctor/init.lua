@@ -1,0 +1,426 @@
+-- perf-doctor for Neovim 0.7.2 and newer.
+--
+-- Attaches `perf-doctor lsp` to Relax training launch scripts (shell scripts under
+-- scripts/training/, and any shell script that launches relax.entrypoints.train), and opens
+-- the server's markdown (:PerfDoctorReport, :PerfDoctorTrace) in scratch buffers.
+--
+--   require('perf_doctor').setup({ cmd = { 'perf-doctor', 'lsp' }, settings = { gpu = 'H100-80G' } })
+--
+-- API differences handled here: vim.lsp.start exists from 0.8 (0.7 has start_client +
+-- buf_attach_client), get_active_clients became get_clients in 0.10, and a client that
+-- supports window/showDocument makes the server write trace summaries beside the traces, which
+-- this plugin never asks for (it shows the markdown itself).
+local M = {}
+
+local NAME = 'perf-doctor'
+local SECTION = 'perfDoctor'
+
+local defaults = {
+  cmd = { 'perf-doctor', 'lsp' },
+  -- The server's settings (lsp/config.c): gpu, lang, modelConfigDir, extraRules, rules,
+  -- disabledRules, syntaxDiagnostics.
+  settings = {},
+  filetypes = { 'sh', 'bash' },
+  -- function(bufnr) -> boolean; default M.should_attach.
+  attach = nil,
+  -- Passed through to the client.
+  on_attach = nil,
+  capabilities = nil,
+  flags = nil,
+}
+
+local state = {
+  config = nil, -- the merged setup() options
+  clients = {}, -- root_dir -> client id (the 0.7 path; vim.lsp.start reuses clients itself)
+  scratch = {}, -- scratch buffer name -> bufnr
+}
+
+-- Client methods are called with `:` from 0.11 (the `.` form is deprecated there).
+local function method(client, name, ...)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+
+local function notify(msg, level)
+  vim.notify('perf-doctor: ' .. msg, level or vim.log.levels.ERROR)
+end
+
+-- ---- which buffers -------------------------------------------------------------------------
+
+local function is_shell_path(path)
+  return path:match('%.sh$') ~= nil or path:match('%.bash$') ~= nil
+end
+
+function M.is_training_script_path(path)
+  path = (path or ''):gsub('\\', '/')
+  if not is_shell_path(path) then
+    return false
+  end
+  return path:match('^scripts/training/.') ~= nil or path:match('/scripts/training/.') ~= nil
+end
+
+-- `pattern` in `code` as a whole token: after the start or one of  space " ' = / (  and not
+-- followed by a word character or a dot (relax.entrypoints.train_sft is another module).
+local function has_token(code, pattern)
+  local init = 1
+  while true do
+    local s, e = code:find(pattern, init)
+    if not s then
+      return false
+    end
+    local before = s == 1 and ' ' or code:sub(s - 1, s - 1)
+    local after = code:sub(e + 1, e + 1)
+    if before:match('[%s"\'=/(]') and not after:match('[%w_.]') then
+      return true
+    end
+    init = s + 1
+  end
+end
+
+-- True when a line that is not a comment launches relax.entrypoints.train (as a module, or
+-- as relax/entrypoints/train.py). lines: a list of strings.
+function M.contains_train_invocation(lines)
+  for _, line in ipairs(lines) do
+    if line:find('relax', 1, true) then
+      local code = line:gsub('^%s+', '')
+      if code:sub(1, 1) ~= '#' then
+        code = code:gsub('%s#.*$', '')
+        if has_token(code, 'relax%.entrypoints%.train') or has_token(code, 'relax/entrypoints/train%.py') then
+          return true
+        end
+      end
+    end
+  end
+  return false
+end
+
+function M.should_attach(bufnr)
+  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+    return false
+  end
+  if M.is_training_script_path(vim.api.nvim_buf_get_name(bufnr)) then
+    return true
+  end
+  return M.contains_train_invocation(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false))
+end
+
+-- ---- settings ------------------------------------------------------------------------------
+
+local STRING_KEYS = { 'gpu', 'lang', 'modelConfigDir', 'extraRules' }
+local PATH_KEYS = { modelConfigDir = true, extraRules = true }
+
+-- The settings as the server reads them. Empty values are dropped (the server rejects an
+-- empty string), paths are expanded, and empty tables are sent as JSON objects, not arrays.
+function M.server_settings(settings)
+  local out = {}
+  local problems = {}
+  settings = settings or {}
+  for _, k in ipairs(STRING_KEYS) do
+    local v = settings[k]
+    if type(v) == 'string' and v ~= '' then
+      out[k] = PATH_KEYS[k] and vim.fn.fnamemodify(vim.fn.expand(v), ':p'):gsub('/$', '') or v
+    elseif v ~= nil and v ~= '' then
+      table.insert(problems, k .. ' must be a string')
+    end
+  end
+  if type(settings.rules) == 'table' and next(settings.rules) ~= nil then
+    out.rules = settings.rules
+  elseif settings.rules ~= nil and type(settings.rules) ~= 'table' then
+    table.insert(problems, 'rules must be a table of rule id = severity')
+  end
+  if type(settings.disabledRules) == 'table' and #settings.disabledRules > 0 then
+    out.disabledRules = settings.disabledRules
+  elseif settings.disabledRules ~= nil and type(settings.disabledRules) ~= 'table' then
+    table.insert(problems, 'disabledRules must be a list of rule ids')
+  end
+  if type(settings.syntaxDiagnostics) == 'boolean' then
+    out.syntaxDiagnostics = settings.syntaxDiagnostics
+  elseif settings.syntaxDiagnostics ~= nil then
+    table.insert(problems, 'syntaxDiagnostics must be true or false')
+  end
+  if next(out) == nil then
+    out = vim.empty_dict()
+  end
+  return out, problems
+end
+
+-- ---- clients -------------------------------------------------------------------------------
+
+local function get_clients()
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local out = {}
+  for _, c in pairs(get()) do
+    if c.name == NAME then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
+-- The repository root: the folder that holds scripts/training/, else the nearest .git, else
+-- the file's folder.
+function M.root_dir(path)
+  path = vim.fn.fnamemodify(path ~= '' and path or vim.fn.getcwd(), ':p')
+  local root = path:match('^(.*)/scripts/training/')
+  if root and root ~= '' then
+    return root
+  end
+  local dir = vim.fn.isdirectory(path) == 1 and path or vim.fn.fnamemodify(path, ':h')
+  local git = vim.fn.finddir('.git', dir .. ';')
+  if git ~= '' then
+    return vim.fn.fnamemodify(git, ':p:h:h')
+  end
+  return (dir:gsub('/$', ''))
+end
+
+local function client_config(root)
+  local cfg = state.config
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  if cfg.capabilities then
+    caps = vim.tbl_deep_extend('force', caps, cfg.capabilities)
+  end
+  caps.window = caps.window or {}
+  caps.window.showDocument = { support = false }
+  local settings = M.server_settings(cfg.settings)
+  return {
+    name = NAME,
+    cmd = cfg.cmd,
+    root_dir = root,
+    init_options = settings,
+    -- Answers workspace/configuration for the `perfDoctor` section.
+    settings = { [SECTION] = settings },
+    capabilities = caps,
+    on_attach = cfg.on_attach,
+    flags = cfg.flags,
+  }
+end
+
+-- Starts (or reuses) the client for bufnr's repository and attaches it. Returns the client id.
+local function attach(bufnr)
+  local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+  local ok, id = pcall(function()
+    if vim.lsp.start then
+      return vim.api.nvim_buf_call(bufnr, function()
+        return vim.lsp.start(client_config(root))
+      end)
+    end
+    local cid = state.clients[root]
+    if not cid or not vim.lsp.get_client_by_id(cid) then
+      cid = vim.lsp.start_client(client_config(root))
+      state.clients[root] = cid
+    end
+    if cid then
+      vim.lsp.buf_attach_client(bufnr, cid)
+    end
+    return cid
+  end)
+  if not ok or not id then
+    notify(string.format('cannot start %q (%s); set cmd in setup()', table.concat(state.config.cmd, ' '), tostring(id)))
+    return nil
+  end
+  return id
+end
+
+function M.attach_if_wanted(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  for _, c in ipairs(get_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, c.id) then
+      return c.id
+    end
+  end
+  local want = state.config.attach or M.should_attach
+  if want(bufnr) then
+    return attach(bufnr)
+  end
+  return nil
+end
+
+-- A running client for bufnr (attached to it, else any perf-doctor client), or a new one that
+-- is attached to nothing (for :PerfDoctorTrace from any buffer).
+local function client_for(bufnr)
+  local any
+  for _, c in ipairs(get_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, c.id) then
+      return c, true
+    end
+    any = any or c
+  end
+  if any then
+    return any, false
+  end
+  local cfg = client_config(M.root_dir(vim.api.nvim_buf_get_name(bufnr)))
+  local ok, id = pcall(function()
+    if vim.fn.has('nvim-0.11') == 1 then
+      return vim.lsp.start(cfg, { attach = false })
+    end
+    return vim.lsp.start_client(cfg)
+  end)
+  if not ok or not id then
+    notify(string.format('cannot start %q (%s)', table.concat(state.config.cmd, ' '), tostring(id)))
+    return nil
+  end
+  return vim.lsp.get_client_by_id(id), false
+end
+
+-- Runs fn(client) once the client has finished initialising (requests sent earlier would be
+-- refused by the server).
+local function when_ready(client, fn, waited)
+  waited = waited or 0
+  if client.initialized then
+    return fn(client)
+  end
+  if method(client, 'is_stopped') or waited > 10000 then
+    return notify('the server did not start')
+  end
+  vim.defer_fn(function()
+    when_ready(vim.lsp.get_client_by_id(client.id) or client, fn, waited + 20)
+  end, 20)
+end
+
+-- ---- markdown in scratch buffers -----------------------------------------------------------
+
+-- Shows text in the scratch buffer called `name` (reused if it exists), in a split unless a
+-- window already shows it. Returns the buffer.
+function M.show_markdown(name, text)
+  local buf = state.scratch[name]
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    state.scratch[name] = buf
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+  vim.api.nvim_buf_set_option(buf, 'modified', false)
+  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
+  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
+  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, buf)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  return buf
+end
+
+local function execute(bufnr, command, argument, title, done)
+  local client = client_for(bufnr)
+  if not client then
+    return
+  end
+  when_ready(client, function(c)
+    method(c, 'request', 'workspace/executeCommand', { command = command, arguments = { argument } }, function(err, result)
+      if err then
+        return notify(err.message or vim.inspect(err))
+      end
+      if type(result) ~= 'table' or type(result.markdown) ~= 'string' then
+        return notify(command .. ': the server answered without markdown')
+      end
+      local buf = M.show_markdown(title, result.markdown)
+      if done then
+        done(buf)
+      end
+    end, bufnr)
+  end)
+end
+
+-- Summarises a trace file or folder in a scratch buffer. done(bufnr) is called after.
+function M.trace(path, done)
+  if type(path) ~= 'string' or path == '' then
+    return notify('usage: :PerfDoctorTrace {trace file or folder}')
+  end
+  local abs = vim.fn.fnamemodify(vim.fn.expand(path), ':p'):gsub('/$', '')
+  if vim.fn.filereadable(abs) == 0 and vim.fn.isdirectory(abs) == 0 then
+    return notify('no such trace file or folder: ' .. abs)
+  end
+  execute(vim.api.nvim_get_current_buf(), 'perfDoctor.traceSummary', abs, 'perf-doctor://trace/' .. abs, done)
+end
+
+-- The audit report of a script buffer (its current text when the server has it open, else the
+-- file on disk) in a scratch buffer.
+function M.report(bufnr, done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local client, attached = client_for(bufnr)
+  if not client then
+    return
+  end
+  local argument
+  if attached then
+    argument = vim.uri_from_bufnr(bufnr)
+  elseif name ~= '' then
+    argument = vim.fn.fnamemodify(name, ':p')
+  else
+    return notify('save the script first: perf-doctor reports on files')
+  end
+  execute(bufnr, 'perfDoctor.report', argument, 'perf-doctor://report/' .. (name ~= '' and name or tostring(bufnr)), done)
+end
+
+-- Replaces the settings and sends them to every running client.
+function M.set_settings(settings)
+  state.config.settings = settings or {}
+  local s, problems = M.server_settings(state.config.settings)
+  for _, p in ipairs(problems) do
+    notify('settings: ' .. p, vim.log.levels.WARN)
+  end
+  for _, c in ipairs(get_clients()) do
+    c.config.settings = { [SECTION] = s }
+    method(c, 'notify', 'workspace/didChangeConfiguration', { settings = { [SECTION] = s } })
+  end
+end
+
+-- ---- setup ---------------------------------------------------------------------------------
+
+function M.setup(opts)
+  state.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  -- A list is replaced, not merged, so that cmd = {'/x/perf-doctor', 'lsp'} is taken as given.
+  if opts and opts.cmd then
+    state.config.cmd = opts.cmd
+  end
+  local _, problems = M.server_settings(state.config.settings)
+  for _, p in ipairs(problems) do
+    notify('settings: ' .. p, vim.log.levels.WARN)
+  end
+
+  local group = vim.api.nvim_create_augroup('perf_doctor', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = state.config.filetypes,
+    callback = function(ev)
+      M.attach_if_wanted(ev.buf)
+    end,
+  })
+  -- A script that gained a launch line is attached when it is written.
+  vim.api.nvim_create_autocmd('BufWritePost', {
+    group = group,
+    callback = function(ev)
+      if vim.tbl_contains(state.config.filetypes, vim.api.nvim_buf_get_option(ev.buf, 'filetype')) then
+        M.attach_if_wanted(ev.buf)
+      end
+    end,
+  })
+
+  vim.api.nvim_create_user_command('PerfDoctorTrace', function(c)
+    M.trace(c.args)
+  end, { nargs = 1, complete = 'file', desc = 'perf-doctor: summarise a PyTorch-profiler trace file or folder' })
+  vim.api.nvim_create_user_command('PerfDoctorReport', function()
+    M.report(0)
+  end, { nargs = 0, desc = 'perf-doctor: audit report of the current script' })
+
+  -- Buffers that were opened before setup().
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(state.config.filetypes, vim.api.nvim_buf_get_option(b, 'filetype')) then
+      M.attach_if_wanted(b)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,215 @@
+'use strict';
+// VS Code glue for `perf-doctor lsp`. The decisions (settings mapping, which documents the
+// server sees, command arguments) live in lib/ and are tested without VS Code.
+
+const os = require('os');
+const vscode = require('vscode');
+const {
+  LanguageClient,
+  TransportKind,
+  DidOpenTextDocumentNotification,
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+} = require('vscode-languageclient/node');
+
+const config = require('./lib/config');
+const selector = require('./lib/selector');
+const commands = require('./lib/commands');
+
+const SECTION = 'perfDoctor';
+const RAW_KEYS = ['path', 'gpu', 'lang', 'modelConfigDir', 'extraRules', 'rules', 'disabledRules', 'syntaxDiagnostics'];
+
+function readSettings() {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const raw = {};
+  for (const k of RAW_KEYS) raw[k] = c.get(k);
+  return raw;
+}
+
+function pathContext() {
+  const folders = vscode.workspace.workspaceFolders;
+  return { home: os.homedir(), workspaceFolder: folders && folders.length ? folders[0].uri.fsPath : undefined };
+}
+
+// The plain view of a TextDocument that lib/selector.js works on.
+function plain(document) {
+  return {
+    uri: document.uri.toString(),
+    scheme: document.uri.scheme,
+    fsPath: document.uri.fsPath,
+    languageId: document.languageId,
+    getText: () => document.getText(),
+  };
+}
+
+class Extension {
+  constructor(context) {
+    this.context = context;
+    this.client = undefined;
+    this.server = undefined; // {command, args} the running client was started with
+    this.tracker = new selector.AttachTracker();
+    this.output = vscode.window.createOutputChannel('perf-doctor');
+    context.subscriptions.push(this.output);
+  }
+
+  settings() {
+    const { settings, problems } = config.serverSettings(readSettings(), pathContext());
+    if (problems.length) {
+      this.output.appendLine(`settings ignored:\n  ${problems.join('\n  ')}`);
+      vscode.window.showWarningMessage(`perf-doctor: ${problems[0]}${problems.length > 1 ? ` (+${problems.length - 1} more)` : ''}`);
+    }
+    return settings;
+  }
+
+  middleware() {
+    const tracker = this.tracker;
+    return {
+      didOpen: (document, next) => (tracker.onOpen(plain(document)) === 'open' ? next(document) : Promise.resolve()),
+      didChange: (event, next) => {
+        const action = tracker.onChange(plain(event.document));
+        if (action === 'forward') return next(event);
+        if (action === 'open') {
+          // It now contains a train invocation: the server has never seen it, so send it whole.
+          const params = this.client.code2ProtocolConverter.asOpenTextDocumentParams(event.document);
+          return this.client.sendNotification(DidOpenTextDocumentNotification.type, params);
+        }
+        return Promise.resolve();
+      },
+      didClose: (document, next) => (tracker.onClose(plain(document)) === 'forward' ? next(document) : Promise.resolve()),
+      provideHover: (document, position, token, next) =>
+        tracker.has(plain(document)) ? next(document, position, token) : null,
+      provideCodeActions: (document, range, context, token, next) =>
+        tracker.has(plain(document)) ? next(document, range, context, token) : [],
+      workspace: {
+        // The server asks for the `perfDoctor` section; answer with the mapped settings, not
+        // the raw ones (which hold `path` and empty strings the server would reject).
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (!Array.isArray(answers)) return answers;
+          return params.items.map((item, i) => (item.section === SECTION ? this.settings() : answers[i]));
+        },
+      },
+    };
+  }
+
+  async start() {
+    const server = config.serverCommand(readSettings(), pathContext());
+    const executable = { command: server.command, args: server.args, transport: TransportKind.stdio };
+    this.tracker.clear();
+    this.client = new LanguageClient(
+      SECTION,
+      'perf-doctor',
+      { run: executable, debug: executable },
+      {
+        documentSelector: selector.DOCUMENT_SELECTOR,
+        initializationOptions: this.settings(),
+        outputChannel: this.output,
+        middleware: this.middleware(),
+      },
+    );
+    this.server = server;
+    try {
+      await this.client.start();
+    } catch (err) {
+      const how = server.command === 'perf-doctor' ? 'put perf-doctor on PATH or set perfDoctor.path' : 'check perfDoctor.path';
+      vscode.window.showErrorMessage(`perf-doctor: cannot start "${server.command} lsp" (${commands.errorText(err)}); ${how}.`);
+      this.client = undefined;
+    }
+  }
+
+  async stop() {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.stop().catch(() => undefined);
+  }
+
+  async restart() {
+    await this.stop();
+    await this.start();
+  }
+
+  async onConfigurationChanged(event) {
+    if (!event.affectsConfiguration(SECTION)) return;
+    const server = config.serverCommand(readSettings(), pathContext());
+    if (!this.client || !this.server || config.needsRestart(this.server, server)) {
+      await this.restart();
+      return;
+    }
+    await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: this.settings() } });
+  }
+
+  async execute(command, argument) {
+    if (!this.client) await this.start();
+    if (!this.client) throw new Error('the perf-doctor server is not running');
+    const result = await this.client.sendRequest(ExecuteCommandRequest.type, commands.executeParams(command, argument));
+    return commands.summaryResult(result, command);
+  }
+
+  // The markdown in a preview: the file the server wrote (it has already asked VS Code to open
+  // it with window/showDocument), or an untitled markdown document.
+  async showMarkdown(result) {
+    let uri;
+    if (result.uri) {
+      uri = vscode.Uri.parse(result.uri);
+    } else {
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: result.markdown });
+      uri = doc.uri;
+    }
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  }
+
+  async openTraceSummary(arg) {
+    let input = arg;
+    if (!input) {
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFiles: true,
+        canSelectFolders: true,
+        canSelectMany: false,
+        openLabel: 'Summarise',
+        title: 'perf-doctor: a PyTorch-profiler trace (.json / .json.gz) or a folder of them',
+      });
+      if (!picked || picked.length === 0) return;
+      input = picked[0];
+    }
+    await this.run(async () => this.showMarkdown(await this.execute(commands.TRACE_SUMMARY, commands.traceArgument(input, pathContext()))));
+  }
+
+  async showReport(arg) {
+    await this.run(async () => {
+      const editor = vscode.window.activeTextEditor;
+      const doc = arg && arg.scheme ? { uri: arg.toString(), scheme: arg.scheme, fsPath: arg.fsPath } : editor && plain(editor.document);
+      const attached = !!doc && this.tracker.has(doc);
+      await this.showMarkdown(await this.execute(commands.REPORT, commands.reportArgument(doc, attached)));
+    });
+  }
+
+  async run(fn) {
+    try {
+      await fn();
+    } catch (err) {
+      vscode.window.showErrorMessage(`perf-doctor: ${commands.errorText(err)}`);
+    }
+  }
+}
+
+let extension;
+
+async function activate(context) {
+  extension = new Extension(context);
+  context.subscriptions.push(
+    vscode.commands.registerCommand(commands.OPEN_TRACE_SUMMARY, (arg) => extension.openTraceSummary(arg)),
+    vscode.commands.registerCommand(commands.SHOW_REPORT, (arg) => extension.showReport(arg)),
+    vscode.commands.registerCommand(commands.RESTART, () => extension.restart()),
+    vscode.workspace.onDidChangeConfiguration((e) => extension.onConfigurationChanged(e)),
+  );
+  await extension.start();
+  return extension;
+}
+
+function deactivate() {
+  const e = extension;
+  extension = undefined;
+  return e ? e.stop() : undefined;
+}
+
+module.exports = { activate, deactivate };

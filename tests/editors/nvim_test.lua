@@ -1,0 +1,218 @@
+-- Headless Neovim (0.7.2 and newer) driving editors/nvim against the built server.
+--   nvim --headless -u NONE -i NONE -n -c "luafile tests/editors/nvim_test.lua"
+-- Environment: PD_NVIM_PLUGIN (editors/nvim), PERF_DOCTOR_BIN, PD_SCRIPT (a copy of the
+-- fixture script, inside a scripts/training/ tree), PD_TRACE (a trace folder).
+-- Prints one line per check; exits with :cquit 1 on the first failure (2: setup problem).
+local out = function(s)
+  io.stdout:write(s .. '\n')
+  io.stdout:flush()
+end
+
+local failed = false
+local function check(cond, what, detail)
+  if cond then
+    out('ok - ' .. what)
+  else
+    out('FAIL - ' .. what .. (detail and (': ' .. detail) or ''))
+    failed = true
+    error('check failed', 0)
+  end
+end
+
+local function env(name)
+  local v = vim.env[name]
+  if not v or v == '' then
+    out('FAIL - environment variable ' .. name .. ' is not set')
+    vim.cmd('cquit 2')
+  end
+  return v
+end
+
+local function ms_since(t0)
+  return (vim.loop.hrtime() - t0) / 1e6
+end
+
+local function codes(diags)
+  local set, list = {}, {}
+  for _, d in ipairs(diags) do
+    if d.code and not set[d.code] then
+      set[d.code] = true
+      table.insert(list, tostring(d.code))
+    end
+  end
+  table.sort(list)
+  return set, table.concat(list, ' ')
+end
+
+local function find_line(buf, needle)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    if l:find(needle, 1, true) then
+      return i - 1, l
+    end
+  end
+end
+
+local function run()
+  local plugin, bin, script, trace = env('PD_NVIM_PLUGIN'), env('PERF_DOCTOR_BIN'), env('PD_SCRIPT'), env('PD_TRACE')
+  out('nvim ' .. tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch
+    .. (vim.lsp.start and ' (vim.lsp.start)' or ' (start_client + buf_attach_client)'))
+  vim.opt.runtimepath:append(plugin)
+  vim.cmd('filetype on') -- -u NONE leaves filetype detection off
+
+  -- Count publishes per URI: a reliable "the server has answered" signal, even when empty.
+  local publishes = {}
+  local default_publish = vim.lsp.handlers['textDocument/publishDiagnostics']
+  vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx, config)
+    publishes[result.uri] = (publishes[result.uri] or 0) + 1
+    return default_publish(err, result, ctx, config)
+  end
+
+  local pd = require('perf_doctor')
+  check(pd.contains_train_invocation({ '  python3 -m relax.entrypoints.train \\' }), 'invocation detected')
+  check(not pd.contains_train_invocation({ '# python3 -m relax.entrypoints.train' }), 'commented-out invocation ignored')
+  check(not pd.contains_train_invocation({ 'python3 -m relax.entrypoints.train_sft' }), 'other module ignored')
+  check(pd.is_training_script_path(script), 'fixture path is a training script')
+  check(not pd.is_training_script_path('/r/scripts/models/qwen3-4B.sh'), 'model configs are not training scripts')
+
+  pd.setup({ cmd = { bin, 'lsp' }, settings = { lang = 'en', rules = { ['R-P16'] = 'off' }, gpu = '' } })
+
+  -- 1. Diagnostics with the expected rule codes.
+  local t0 = vim.loop.hrtime()
+  vim.cmd('edit ' .. vim.fn.fnameescape(script))
+  local buf = vim.api.nvim_get_current_buf()
+  local uri = vim.uri_from_bufnr(buf)
+  check(vim.bo[buf].filetype == 'sh', 'filetype sh', vim.bo[buf].filetype)
+  local got = vim.wait(20000, function() return (publishes[uri] or 0) > 0 end, 10)
+  check(got, 'publishDiagnostics within 20 s')
+  out(string.format('# first publishDiagnostics after %.0f ms (spawn, initialize, didOpen, analysis)', ms_since(t0)))
+  local attached = {}
+  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    if vim.lsp.buf_is_attached(buf, c.id) then table.insert(attached, c.name) end
+  end
+  check(#attached == 1 and attached[1] == 'perf-doctor', 'one perf-doctor client attached', table.concat(attached, ','))
+  local diags = vim.diagnostic.get(buf)
+  local set, list = codes(diags)
+  out('# diagnostics: ' .. list)
+  for _, c in ipairs({ 'R-P10', 'R-P24', 'R-P01', 'R-P17' }) do
+    check(set[c], 'diagnostic ' .. c, list)
+  end
+  check(not set['R-P16'], 'R-P16 switched off by settings.rules', list)
+  local p10
+  for _, d in ipairs(diags) do
+    if d.code == 'R-P10' then p10 = d end
+  end
+  check(p10.severity == vim.diagnostic.severity.WARN, 'R-P10 is a warning')
+  check(p10.source == 'perf-doctor', 'source perf-doctor', tostring(p10.source))
+  local tp_line, tp_text = find_line(buf, '--tensor-model-parallel-size')
+  check(p10.lnum == tp_line, 'R-P10 on the --tensor-model-parallel-size line', tostring(p10.lnum))
+
+  -- 2. Hover on the flag returns its documentation.
+  local col = tp_text:find('--', 1, true) + 3
+  local hov = vim.lsp.buf_request_sync(buf, 'textDocument/hover',
+    { textDocument = { uri = uri }, position = { line = tp_line, character = col } }, 5000)
+  local text = ''
+  for _, r in pairs(hov or {}) do
+    if r.result and r.result.contents then text = text .. (r.result.contents.value or '') end
+  end
+  check(text:find('**--tensor-model-parallel-size**', 1, true), 'hover names the flag', text:sub(1, 200))
+  check(text:find('Default: 1', 1, true), 'hover has the flag documentation (default)', text:sub(1, 300))
+  check(text:find('Resolved value:** `2`', 1, true), 'hover has the resolved value')
+
+  -- 3. The quick fix: apply its edit, the buffer changes, the diagnostic disappears.
+  local lsp_diag = {
+    range = { start = { line = p10.lnum, character = p10.col }, ['end'] = { line = p10.end_lnum, character = p10.end_col } },
+    severity = 2, code = p10.code, source = p10.source, message = p10.message,
+  }
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', {
+    textDocument = { uri = uri }, range = lsp_diag.range,
+    context = { diagnostics = { lsp_diag }, only = { 'quickfix' } },
+  }, 5000)
+  local fix, titles = nil, {}
+  for _, r in pairs(res or {}) do
+    for _, a in ipairs(r.result or {}) do
+      table.insert(titles, a.title)
+      for _, d in ipairs(a.diagnostics or {}) do
+        if d.code == 'R-P10' and a.isPreferred and a.edit then fix = fix or a end
+      end
+    end
+  end
+  check(fix ~= nil, 'preferred quick fix for R-P10', table.concat(titles, ' | '))
+  out('# quick fix: ' .. fix.title)
+  local before_lines = vim.api.nvim_buf_line_count(buf)
+  local before_publishes = publishes[uri]
+  local t1 = vim.loop.hrtime()
+  vim.lsp.util.apply_workspace_edit(fix.edit, 'utf-16')
+  check(vim.api.nvim_buf_line_count(buf) == before_lines + 1, 'the edit added a line')
+  local next_line = vim.api.nvim_buf_get_lines(buf, tp_line + 1, tp_line + 2, false)[1]
+  check(next_line:match('^%s+%-%-sequence%-parallel$'), 'the buffer now has --sequence-parallel after the TP flag', next_line)
+  check(vim.bo[buf].modified, 'the buffer is modified (not written)')
+  got = vim.wait(20000, function()
+    return publishes[uri] > before_publishes and not codes(vim.diagnostic.get(buf))['R-P10']
+  end, 10)
+  set, list = codes(vim.diagnostic.get(buf))
+  check(got, 'R-P10 disappears after the fix', list)
+  check(set['R-P24'] and set['R-P01'], 'the other findings stay', list)
+  out(string.format('# edit -> publish without R-P10: %.0f ms (includes the client\'s 150 ms debounce)', ms_since(t1)))
+
+  -- 4. :PerfDoctorTrace opens the summary in a scratch buffer.
+  local summary_file = trace .. '/perf-doctor-trace-summary.md'
+  local had_summary = vim.fn.filereadable(summary_file) == 1
+  local t2 = vim.loop.hrtime()
+  vim.cmd('PerfDoctorTrace ' .. vim.fn.fnameescape(trace))
+  local tbuf
+  got = vim.wait(20000, function()
+    local b = vim.api.nvim_get_current_buf()
+    if vim.api.nvim_buf_get_name(b):find('perf-doctor://trace/', 1, true) and vim.api.nvim_buf_line_count(b) > 1 then
+      tbuf = b
+      return true
+    end
+  end, 10)
+  check(got, ':PerfDoctorTrace opens a buffer')
+  out(string.format('# trace summary shown after %.0f ms', ms_since(t2)))
+  local lines = vim.api.nvim_buf_get_lines(tbuf, 0, -1, false)
+  local all = table.concat(lines, '\n')
+  check(lines[1] == '# perf-doctor trace: hta-trace-filter-2rank', 'summary title', lines[1])
+  check(all:find('sampled_rank-0.json.gz', 1, true) and all:find('sampled_rank-1.json.gz', 1, true), 'summary lists both ranks')
+  check(all:find('HTA parity', 1, true), 'summary has the measured section')
+  check(vim.bo[tbuf].filetype == 'markdown' and vim.bo[tbuf].buftype == 'nofile', 'scratch markdown buffer')
+  check(had_summary or vim.fn.filereadable(summary_file) == 0, 'nothing written beside the traces')
+
+  -- 5. :PerfDoctorReport on the edited script: its current text, not the file on disk.
+  vim.cmd('wincmd p')
+  check(vim.api.nvim_get_current_buf() == buf, 'back in the script window')
+  vim.cmd('PerfDoctorReport')
+  local rbuf
+  got = vim.wait(20000, function()
+    local b = vim.api.nvim_get_current_buf()
+    if vim.api.nvim_buf_get_name(b):find('perf-doctor://report/', 1, true) then
+      rbuf = b
+      return true
+    end
+  end, 10)
+  check(got, ':PerfDoctorReport opens a buffer')
+  all = table.concat(vim.api.nvim_buf_get_lines(rbuf, 0, -1, false), '\n')
+  check(all:find('R-P24', 1, true) and not all:find('R-P10', 1, true), 'report of the edited buffer (R-P24, no R-P10)')
+
+  -- 6. Settings changed at run time reach the server.
+  before_publishes = publishes[uri]
+  pd.set_settings({ rules = { ['R-P16'] = 'off', ['R-P24'] = 'off' } })
+  got = vim.wait(20000, function()
+    return publishes[uri] > before_publishes and not codes(vim.diagnostic.get(buf))['R-P24']
+  end, 10)
+  check(got, 'set_settings switches R-P24 off', select(2, codes(vim.diagnostic.get(buf))))
+end
+
+local ok, err = xpcall(run, debug.traceback)
+if not ok and not failed then
+  out('FAIL - error: ' .. tostring(err))
+end
+for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+  if vim.fn.has('nvim-0.11') == 1 then c:stop() else c.stop() end
+end
+vim.wait(3000, function() return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() == 0 end, 20)
+if ok then
+  out('all checks passed')
+  vim.cmd('qall!')
+else
+  vim.cmd('cquit 1')
+end
