@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,8 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
     *PD_PUSH(files.v, files.n, files.cap) = pd_xstrdup(path);
   }
 
+  /* jansson seeds its hash function on first use; do it before the workers start */
+  json_object_seed(0);
   pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last}};
   p.out = pd_xcalloc(files.n, sizeof *p.out);
   pthread_mutex_init(&p.mu, NULL);

@@ -187,7 +187,7 @@ static void pp_bubbles(tr_rank *const *ranks, size_t n, const long *steps, size_
         used[j] = true;
         const tr_step *s = find_step(ranks[j], steps[si]);
         if (!s || !s->has_phase) continue;
-        st[m++] = (tr_pp_stage){ranks[j]->pp, (int)j, s->phase_busy_us, 0};
+        st[m++] = (tr_pp_stage){ranks[j]->pp, (int)j, s->phase_busy_us, 0, s->phase_p2p_us};
         if (ranks[j]->pp > pmax) pmax = ranks[j]->pp;
         if (s->phase_b < wb) wb = s->phase_b;
         if (s->phase_e > we) we = s->phase_e;
@@ -211,7 +211,10 @@ static void pp_bubbles(tr_rank *const *ranks, size_t n, const long *steps, size_
       row->window_us = (double)(we - wb) / 1000.0;
       row->stages = st;
       row->n = m;
-      for (size_t t = 0; t < m; t++) st[t].bubble_pct = 100.0 * (1.0 - st[t].busy_us / row->window_us);
+      for (size_t t = 0; t < m; t++) {
+        st[t].bubble_pct = 100.0 * (1.0 - st[t].busy_us / row->window_us);
+        st[t].p2p_pct = 100.0 * st[t].p2p_pct / row->window_us; /* held µs until here */
+      }
       const tr_step *first = find_step(ranks[st[0].idx], steps[si]);
       row->m = first->p2p_sends > 0 ? first->p2p_sends : first->p2p_kernels / 2;
       row->ideal_pct = row->m > 0 ? 100.0 * (row->p - 1) / (double)(row->m + row->p - 1) : -1;

@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
   int pp, idx;
   double busy_us, bubble_pct;
+  double p2p_pct; /* share of the window spent in P2P kernels with no compute (part of the bubble) */
 } tr_pp_stage;
 
 typedef struct {

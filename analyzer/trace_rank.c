@@ -810,10 +810,13 @@ static void analyze_steps(col *c) {
   }
   uint32_t *ord = NULL;
   size_t nord = 0, capcoll = 0;
+  tr_ivs p2p = {0}, p2p_x = {0};
+  int64_t cm_p2p = INT64_MIN;
   for (size_t i = 0; i < ncr; i++) {
     const gev *g = &c->g[cr[i].idx];
     long wi = window_of(w, nw, g->ts);
     if (is_p2p(c, g)) {
+      merge_in_order(&p2p, &cm_p2p, g->ts, g->end);
       if (wi >= 0) {
         r->steps[wi].p2p_kernels++;
         if (coll_is(c, g, "send")) r->steps[wi].p2p_sends++;
@@ -830,6 +833,8 @@ static void analyze_steps(col *c) {
     co->e = g->end + base;
   }
   free(ord);
+  tr_ivs_subtract(&p2p, &comp, &p2p_x);
+  tr_ivs_free(&p2p);
   /* first non-P2P collective that starts after the step's last P2P kernel */
   for (size_t i = 0; i < ncr; i++) {
     const gev *g = &c->g[cr[i].idx];
@@ -853,7 +858,9 @@ static void analyze_steps(col *c) {
     s->phase_b = fb + base;
     s->phase_e = pe + base;
     s->phase_busy_us = us(tr_ivs_len_in(&comp, fb, pe));
+    s->phase_p2p_us = us(tr_ivs_len_in(&p2p_x, fb, pe));
   }
+  tr_ivs_free(&p2p_x);
   free(last_p2p);
   free(after);
   free(cr);

@@ -64,6 +64,7 @@ typedef struct {
   bool has_phase;
   int64_t phase_b, phase_e;  /* absolute ns */
   double phase_busy_us;      /* compute union inside the phase */
+  double phase_p2p_us;       /* P2P kernels with no compute running, inside the phase */
   long p2p_kernels, p2p_sends;
 } tr_step;
 

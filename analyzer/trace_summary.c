@@ -485,6 +485,7 @@ char *tr_summary_json(const tr_report *rep) {
       json_object_set_new(so, "rank", json_integer(rep->ranks[p->stages[s].idx]->rank));
       json_object_set_new(so, "compute_us", jn(p->stages[s].busy_us));
       json_object_set_new(so, "bubble_pct", jp(p->stages[s].bubble_pct));
+      json_object_set_new(so, "bubble_in_p2p_pct", jp(p->stages[s].p2p_pct));
       json_array_append_new(st, so);
     }
     json_object_set_new(e, "per_stage", st);
@@ -689,14 +690,15 @@ char *tr_summary_md(const tr_report *rep) {
   if (x->n_pp) {
     pd_buf_puts(&b, "\nPipeline bubbles (pipeline phase = first compute kernel to the first non-P2P collective after "
                     "the last P2P kernel; window = union over the stages of one DP replica):\n\n"
-                    "| step | dp/tp | p | m | 1F1B ideal | window ms | bubble per stage |\n|---|---|---|---|---|---|---|\n");
+                    "| step | dp/tp | p | m | 1F1B ideal | window ms | bubble per stage (of which in P2P kernels) |\n|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < x->n_pp; k++) {
       const tr_pp_row *p = &x->pp[k];
       char ideal[32] = "unknown m";
       if (p->ideal_pct >= 0) snprintf(ideal, sizeof ideal, "%.1f %%", p->ideal_pct);
       pd_buf_printf(&b, "| #%ld | %d/%d | %d | %ld | %s | %.1f | ", p->step, p->dp, p->tp, p->p, p->m, ideal, p->window_us / 1000.0);
       for (size_t s = 0; s < p->n; s++)
-        pd_buf_printf(&b, "%spp%d %.1f %%", s ? ", " : "", p->stages[s].pp, p->stages[s].bubble_pct);
+        pd_buf_printf(&b, "%spp%d %.1f %% (P2P %.1f %%)", s ? ", " : "", p->stages[s].pp, p->stages[s].bubble_pct,
+                      p->stages[s].p2p_pct);
       pd_buf_puts(&b, " |\n");
     }
   } else {
