@@ -261,7 +261,12 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
       borderline = rv.num <= 1 + c->band;
     }
     const sm_flag *loc = first_present(m, c->at, c->nat);
-    if (!loc) loc = first_present(m, r->at, r->nat);
+    const sm_var *var = NULL;
+    if (!loc && c->at_env) {
+      var = sm_var_get(m, c->at_env);
+      if (var && (var->file < 0 || (size_t)var->file >= m->nfiles)) var = NULL;
+    }
+    if (!loc && !var) loc = first_present(m, r->at, r->nat);
     /* the flag the finding is about even when absent (for the Setting line) */
     const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
     bool noted = loc && loc->note;
@@ -288,6 +293,12 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     if (loc) {
       f->file = loc->file;
       f->range = loc->full;
+    } else if (var) {
+      free(f->setting);
+      f->setting = pd_xasprintf(lang[0] == 'z' ? "`%s=%s`（第 %u 行）" : "`%s=%s`（line %u）", var->name,
+                                var->value, var->range.start_line + 1);
+      f->file = var->file;
+      f->range = var->range;
     } else if (r->anchor_source && m->source_file >= 0) {
       f->file = m->source_file;
       f->range = m->source_range;

@@ -53,6 +53,7 @@ static void case_free(ac_case *c) {
   ax_free(c->when);
   ax_free(c->ratio);
   strv_free(c->at, c->nat);
+  free(c->at_env);
   text_free(&c->cost);
   text_free(&c->fix_title);
   for (size_t i = 0; i < c->nedits; i++) {
@@ -191,6 +192,8 @@ static bool load_case(loader *ld, json_t *o, ac_case *c) {
     if (c->severity == -2) err(ld, "bad case severity", NULL, NULL);
   }
   c->at = strv(json_object_get(o, "at"), &c->nat);
+  const char *ae = json_string_value(json_object_get(o, "at_env"));
+  c->at_env = ae ? pd_xstrdup(ae) : NULL;
   c->cost = text(json_object_get(o, "cost"));
   c->fix_title = text(json_object_get(o, "fix_title"));
   c->safe = json_is_true(json_object_get(o, "safe"));

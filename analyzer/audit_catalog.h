@@ -8,7 +8,8 @@
  * model-config `source` line when no flag is present), and "cases": the first case whose "when"
  * expression is true produces the finding. A case may set "severity", "at", "ratio" + "band"
  * (estimate / limit: applies above 1 + band, borderline within ±band), "cost" and "fix_title"
- * templates ({expression} is replaced by its value), "edits" ([{op: set|add|remove, flag,
+ * templates ({expression} is replaced by its value), "at_env" (a variable whose assignment the
+ * finding points at when no `at` flag is present), "edits" ([{op: set|add|remove, flag,
  * value, near: [anchor flags], if: expression}]) and "safe".
  *
  * A later file's rule with the same id replaces the earlier one (user overrides); a rule with
@@ -44,6 +45,7 @@ typedef struct {
   int severity;   /* -1 = the rule's */
   char **at;
   size_t nat;
+  char *at_env;   /* point at this shell variable's assignment when no `at` flag is present */
   ac_text cost, fix_title;
   ac_edit *edits;
   size_t nedits;

@@ -774,7 +774,10 @@ static bool call(void *ctx, const char *fn, const ax_value *a, size_t n, ax_valu
   } else if ((!strcmp(fn, "env") || !strcmp(fn, "train_env")) && flag_arg) {
     char *v = NULL;
     if (!strcmp(fn, "env")) {
-      v = env_scan(m, a[0].str);
+      /* an exported shell variable of the script, else a RUNTIME_ENV_JSON-style assignment */
+      const sm_var *var = sm_var_get(m, a[0].str);
+      if (var && var->known && var->exported) v = pd_xstrdup(var->value);
+      else v = env_scan(m, a[0].str);
     } else {
       const sm_flag *fl = sm_flag_get(m, "--train-env-vars");
       json_t *x = fl && fl->json ? json_object_get(fl->json, a[0].str) : NULL;

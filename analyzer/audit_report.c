@@ -349,6 +349,46 @@ char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
     double st = af_num(f, "static_gb", NAN);
     if (!isnan(st)) pd_buf_printf(&b, zh ? "；每卡静态显存约 %.1f GB（估算）" : "; ≈ %.1f GB static per GPU (estimate)", st);
   }
+  else if (!strcmp(topic, "--tensor-model-parallel-size") || !strcmp(topic, "--pipeline-model-parallel-size") ||
+           !strcmp(topic, "--context-parallel-size") || !strcmp(topic, "--expert-model-parallel-size") ||
+           !strcmp(topic, "--expert-tensor-parallel-size")) {
+    double ga = af_num(f, "g_a", NAN);
+    pd_buf_printf(&b, "TP%.0f·PP%.0f·CP%.0f", af_num(f, "tp", 1), af_num(f, "pp", 1), af_num(f, "cp", 1));
+    if (!isnan(ga)) pd_buf_printf(&b, zh ? "，actor %.0f 卡 → DP %.0f" : " on %.0f actor GPUs → DP %.0f", ga, af_num(f, "dp", NAN));
+    if (af_num(f, "moe", 0))
+      pd_buf_printf(&b, zh ? "；专家 ETP%.0f·EP%.0f → expert-DP %.0f" : "; experts ETP%.0f·EP%.0f → expert-DP %.0f",
+                    af_num(f, "etp", 1), af_num(f, "ep", 1), af_num(f, "edp", NAN));
+    double pg = af_num(f, "params_gpu_b", NAN), st = af_num(f, "static_gb", NAN);
+    if (!isnan(pg) && !isnan(st))
+      pd_buf_printf(&b, zh ? "；每卡约 %.2f B 参数、%.1f GB 静态显存（%.1f B/参数，估算）"
+                           : "; ≈ %.2f B params/GPU, ≈ %.1f GB static (%.1f B/param, estimate)",
+                    pg, st, af_num(f, "bytes_per_param", NAN));
+  } else if (!strcmp(topic, "--max-tokens-per-gpu") || !strcmp(topic, "--recompute-granularity") ||
+             !strcmp(topic, "--log-probs-max-tokens-per-gpu") || !strcmp(topic, "--micro-batch-size")) {
+    double peak = af_num(f, "peak", NAN);
+    if (!isnan(peak)) {
+      pd_buf_printf(&b, zh ? "估算：静态 %.1f + 激活 %.1f（不重计算 %.1f / full 重计算 %.1f）+ logits %.1f + 约 2.5 GiB ≈ %.1f GiB"
+                           : "estimate: static %.1f + activations %.1f (no recompute %.1f / full recompute %.1f) + logits %.1f + ~2.5 GiB ≈ %.1f GiB",
+                    af_num(f, "static", NAN), af_num(f, "act", NAN), af_num(f, "act_norecompute", NAN),
+                    af_num(f, "act_recompute", NAN), af_num(f, "logits", NAN), peak);
+      const char *gd = af_str(f, "gpu_display");
+      if (zh) pd_buf_printf(&b, "，%s 可用 %.1f GiB", gd ? gd : "?", af_num(f, "M", NAN));
+      else pd_buf_printf(&b, " of %.1f GiB on %s", af_num(f, "M", NAN), gd ? gd : "?");
+    }
+  } else if (!strcmp(topic, "--rollout-num-gpus-per-engine") || !strcmp(topic, "--sglang-mem-fraction-static")) {
+    double eng = af_num(f, "engines", NAN);
+    if (!isnan(eng)) pd_buf_printf(&b, zh ? "%.0f 个引擎 × %.0f 卡" : "%.0f engine(s) × %.0f GPU(s)", eng, af_num(f, "gpe", 1));
+    double w = af_num(f, "rollout_weights", NAN), kv = af_num(f, "kv_tokens", NAN);
+    if (!isnan(w))
+      pd_buf_printf(&b, zh ? "；每卡 bf16 权重 %.1f GiB；每引擎 KV 池约 %.0f token（估算%s）"
+                           : "; bf16 weights %.1f GiB per GPU; KV pool ≈ %.0f tokens per engine (estimate%s)",
+                    w, kv, isnan(af_num(f, "frac", NAN)) ? (zh ? "，比例假设 0.8" : ", fraction assumed 0.8") : "");
+  } else if (!strcmp(topic, "--optimizer-cpu-offload")) {
+    double h = af_num(f, "host_needed", NAN);
+    if (!isnan(h))
+      pd_buf_printf(&b, zh ? "每节点约需 %.0f GiB 主机内存（优化器状态 + 权重备份，估算）"
+                           : "≈ %.0f GiB of host RAM per node (optimizer state + weight backups, estimate)", h);
+  }
   ab_baselines *bl = ab_load();
   char *anchor = ab_describe(bl, f, topic, lang);
   ab_free(bl);

@@ -76,6 +76,14 @@ int main(void) {
     au_result_free(r);
     unlink(tmp);
   }
+  /* an environment finding points at the variable's assignment */
+  au_result *ev = fx_run("text/run-qwen3-4B-8xgpu.sh", "sub set -ex => set -ex\nexport CUDA_DEVICE_MAX_CONNECTIONS=8", NULL, NULL);
+  if (ev) {
+    const au_finding *f = fx_find(ev, "R-C17");
+    CHECK(f && f->file == 0 && f->range.start_line == 3);
+    CHECK(f && strstr(f->setting, "CUDA_DEVICE_MAX_CONNECTIONS=8"));
+    au_result_free(ev);
+  }
   /* hovers and flag docs */
   au_result *r = fx_run("text/run-qwen35-35B-A3B-4xgpu-colocate.sh", "", NULL, NULL);
   if (r) {
@@ -87,6 +95,13 @@ int main(void) {
     free(h);
     h = au_hover_facts(r, "--tensor-model-parallel-size", "en");
     CHECK(h && strstr(h, "baseline"));  /* Qwen3.5-35B-A3B baselines exist */
+    CHECK(h && strstr(h, "expert-DP 1") && strstr(h, "51.7 GB static") != NULL);
+    free(h);
+    h = au_hover_facts(r, "--max-tokens-per-gpu", "zh");
+    CHECK(h && strstr(h, "估算") && strstr(h, "H20 96GB"));
+    free(h);
+    h = au_hover_facts(r, "--rollout-num-gpus-per-engine", "en");
+    CHECK(h && strstr(h, "1 engine(s) × 4 GPU(s)"));
     free(h);
     au_result_free(r);
   }
