@@ -23,7 +23,8 @@ static void format_value(pd_buf *b, ax_value v) {
   switch (v.kind) {
   case AX_NUM:
     if (fabs(v.num) >= 1e15) pd_buf_printf(b, "%.3g", v.num);
-    else if (v.num == floor(v.num) || fabs(v.num) >= 10) pd_buf_printf(b, "%.0f", v.num);
+    else if (v.num == floor(v.num) || fabs(v.num) >= 1000) pd_buf_printf(b, "%.0f", v.num);
+    else if (fabs(v.num) >= 10) pd_buf_printf(b, "%.1f", v.num);
     else pd_buf_printf(b, "%.3g", v.num);
     break;
   case AX_BOOL: pd_buf_puts(b, v.b ? "true" : "false"); break;
