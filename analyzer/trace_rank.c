@@ -157,15 +157,12 @@ typedef struct {
   bool has_memory;
   int64_t tmin, tmax;
   bool any_time;
+  char *scratch[2]; /* decoded strings of the current event */
+  size_t scap[2];
   tr_rank *out;
 } col;
 
-/* ---- JSON helpers ---- */
-
-static const char *jstr(json_t *o, const char *k) {
-  json_t *v = json_object_get(o, k);
-  return json_is_string(v) ? json_string_value(v) : NULL;
-}
+/* ---- field helpers ---- */
 
 static bool jnum(json_t *v, double *out) {
   if (json_is_integer(v)) *out = (double)json_integer_value(v);
@@ -174,48 +171,21 @@ static bool jnum(json_t *v, double *out) {
   return true;
 }
 
-/* µs (int or float) -> ns, exact for Kineto's 3-decimal floats. */
-static bool jns(json_t *v, int64_t *out) {
-  if (json_is_integer(v)) {
-    json_int_t x = json_integer_value(v);
-    if (x > INT64_MAX / 1000 || x < INT64_MIN / 1000) return false;
-    *out = (int64_t)x * 1000;
-    return true;
+/* The slice as a NUL-terminated string in one of the collector's two scratch buffers. */
+static const char *scratch_str(col *c, int which, const tr_slice *sl) {
+  if (!sl->p) return NULL;
+  if (c->scap[which] < sl->n + 1) {
+    c->scap[which] = sl->n + 64;
+    c->scratch[which] = pd_xrealloc(c->scratch[which], c->scap[which]);
   }
-  if (json_is_real(v)) {
-    double x = json_real_value(v) * 1000.0;
-    if (!(x > -9.2e18 && x < 9.2e18)) return false;
-    *out = (int64_t)llround(x);
-    return true;
-  }
-  return false;
+  tr_slice_decode(sl, c->scratch[which]);
+  return c->scratch[which];
 }
 
-static int64_t jint_or(json_t *o, const char *k, int64_t dflt) {
-  json_t *v = json_object_get(o, k);
-  if (json_is_integer(v)) return (int64_t)json_integer_value(v);
-  if (json_is_real(v)) return (int64_t)json_real_value(v);
-  if (json_is_string(v)) {
-    long x;
-    if (pd_parse_long(json_string_value(v), &x)) return x;
-  }
-  return dflt;
-}
-
-/* A scalar arg as an interned string (ints printed), or NO_ID. */
-static uint32_t jintern(names *nm, json_t *o, const char *k) {
-  json_t *v = json_object_get(o, k);
-  char tmp[64];
-  if (json_is_string(v)) return names_intern(nm, json_string_value(v));
-  if (json_is_integer(v)) {
-    snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(v));
-    return names_intern(nm, tmp);
-  }
-  if (json_is_real(v)) {
-    snprintf(tmp, sizeof tmp, "%.17g", json_real_value(v));
-    return names_intern(nm, tmp);
-  }
-  return NO_ID;
+/* A string or number arg, interned as text, or NO_ID. */
+static uint32_t slice_intern(col *c, const tr_slice *sl) {
+  const char *t = scratch_str(c, 1, sl);
+  return t ? names_intern(&c->nm, t) : NO_ID;
 }
 
 /* ---- runtime map ---- */
@@ -282,25 +252,25 @@ static void host_add(col *c, int64_t b, int64_t e) {
   }
 }
 
-static void on_event(void *vc, json_t *ev, uint64_t offset) {
+static bool cat_is(const tr_event *ev, const char *lit) { return tr_slice_eq(&ev->cat, lit); }
+
+static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   (void)offset;
   col *c = vc;
-  json_t *jts = json_object_get(ev, "ts");
   /* HTA rounds when pandas' ts column is float: any float ts, or any row without one. */
-  if (!json_is_integer(jts)) c->float_ts = true;
-  const char *cat = jstr(ev, "cat"), *name = jstr(ev, "name");
+  if (!ev->ts.present || ev->ts.real) c->float_ts = true;
+  const char *name = scratch_str(c, 0, &ev->name);
   if (!name) name = "";
-  if (cat && !strcmp(cat, "cpu_instant_event") && !strcmp(name, "[memory]")) c->has_memory = true;
-  json_t *jdur = json_object_get(ev, "dur");
-  int64_t ts, dur;
-  if (!cat || !jns(jts, &ts) || !jns(jdur, &dur)) return; /* HTA drops rows without dur/cat */
-  if (!strcmp(cat, "Trace")) return;
-  int64_t end = ts + dur;
+  bool has_cat = ev->cat.p != NULL;
+  if (has_cat && cat_is(ev, "cpu_instant_event") && !strcmp(name, "[memory]")) c->has_memory = true;
+  if (!has_cat || !ev->ts.present || !ev->dur.present) return; /* HTA drops rows without dur/cat */
+  if (cat_is(ev, "Trace")) return;
+  int64_t ts = ev->ts.v, end = ts + ev->dur.v;
   if (!c->any_time || ts < c->tmin) c->tmin = ts;
   if (!c->any_time || end > c->tmax) c->tmax = end;
   c->any_time = true;
-  json_t *args = json_object_get(ev, "args");
-  int64_t stream = jint_or(args, "stream", -1), corr = jint_or(args, "correlation", -1);
+  int64_t stream = ev->stream.present ? ev->stream.v : -1;
+  int64_t corr = ev->correlation.present ? ev->correlation.v : -1;
   if (stream >= 0) {
     gev *g = PD_PUSH(c->g, c->ng, c->capg);
     g->ts = ts;
@@ -311,32 +281,30 @@ static void on_event(void *vc, json_t *ev, uint64_t offset) {
     g->rt_dur = 0;
     g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
     g->name = names_intern(&c->nm, name);
-    g->kcat = !strcmp(cat, "kernel") || !strcmp(cat, "Kernel") || !strcmp(cat, "gpu_memset") ||
-              !strcmp(cat, "Memset") || !strcmp(cat, "gpu_memcpy") || !strcmp(cat, "Memcpy") ||
-              !strcmp(cat, "mtia_ccp_events");
+    g->kcat = cat_is(ev, "kernel") || cat_is(ev, "Kernel") || cat_is(ev, "gpu_memset") || cat_is(ev, "Memset") ||
+              cat_is(ev, "gpu_memcpy") || cat_is(ev, "Memcpy") || cat_is(ev, "mtia_ccp_events");
     g->ci = CI_NONE;
-    if (names_class(&c->nm, g->name) == TR_COMM && args) {
+    if (names_class(&c->nm, g->name) == TR_COMM && c->nci < CI_NONE) {
       cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
-      ci->coll = jintern(&c->nm, args, "Collective name");
-      ci->pg = jintern(&c->nm, args, "Process Group Name");
-      ci->pg_ranks = jintern(&c->nm, args, "Process Group Ranks");
-      ci->comms_id = jintern(&c->nm, args, "Comms Id");
-      ci->seq = jint_or(args, "Seq", -1);
-      ci->nelems = jint_or(args, "In msg nelems", -1);
-      if (c->nci - 1 < CI_NONE) g->ci = (uint32_t)(c->nci - 1) & CI_NONE;
+      ci->coll = slice_intern(c, &ev->coll_name);
+      ci->pg = slice_intern(c, &ev->pg_name);
+      ci->pg_ranks = slice_intern(c, &ev->pg_ranks);
+      ci->comms_id = slice_intern(c, &ev->comms_id);
+      ci->seq = ev->seq.present ? ev->seq.v : -1;
+      ci->nelems = ev->nelems.present ? ev->nelems.v : -1;
+      g->ci = (uint32_t)(c->nci - 1) & CI_NONE;
     }
     return;
   }
   if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name));
   long n;
   if (parse_step(name, &n)) {
-    steprow *s = PD_PUSH(c->st, c->nst, c->capst);
-    *s = (steprow){n, ts, end, !strcmp(cat, "user_annotation")};
+    steprow *sr = PD_PUSH(c->st, c->nst, c->capst);
+    *sr = (steprow){n, ts, end, cat_is(ev, "user_annotation")};
   }
-  bool op = !strcmp(cat, "cpu_op");
-  if (op || !strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver") || !strcmp(cat, "Runtime"))
-    host_add(c, ts, end);
-  if ((!strcmp(cat, "user_annotation") && starts(name, "nccl:")) ||
+  bool op = cat_is(ev, "cpu_op");
+  if (op || cat_is(ev, "cuda_runtime") || cat_is(ev, "cuda_driver") || cat_is(ev, "Runtime")) host_add(c, ts, end);
+  if ((cat_is(ev, "user_annotation") && starts(name, "nccl:")) ||
       (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
     tr_ivs_push(&c->hostcoll, ts, end);
 }
@@ -880,6 +848,8 @@ static void col_free(col *c) {
   free(c->st);
   tr_ivs_free(&c->host);
   tr_ivs_free(&c->hostcoll);
+  free(c->scratch[0]);
+  free(c->scratch[1]);
 }
 
 static int long_cmp2(const void *a, const void *b) { return long_cmp(a, b); }

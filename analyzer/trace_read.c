@@ -226,12 +226,16 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
     r->mark = r->pos;
     r->marked = true;
     if (!rd_scan_compound(r)) return false;
-    json_t *ev = rd_load_marked(r, 0, "an event");
     uint64_t off = r->base + r->mark;
+    tr_event ev;
+    size_t epos = 0;
+    const char *why = NULL;
+    if (!tr_event_parse(r->buf + r->mark, r->pos - r->mark, &ev, &epos, &why)) {
+      rd_fail(r, off + epos, "invalid JSON in an event: %s", why);
+      return false;
+    }
     r->marked = false;
-    if (!ev) return false;
-    if (sink->event) sink->event(sink->ctx, ev, off);
-    json_decref(ev);
+    if (sink->event) sink->event(sink->ctx, &ev, off);
     st->events++;
     c = rd_peek(r);
     if (c == ',') {

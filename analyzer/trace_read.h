@@ -2,7 +2,8 @@
  *
  * The outer document is scanned by a small tokenizer of our own so that the `traceEvents`
  * array is never held whole: each element is cut out of a bounded window of the (inflated)
- * byte stream and parsed on its own with jansson. Both layouts are accepted: the object form
+ * byte stream and parsed on its own by trace_event (the few fields the analyses use);
+ * top-level values other than the events are parsed with jansson. Both layouts are accepted: the object form
  * `{"traceEvents": [...], ...}` with the other top-level keys before or after the array, and
  * the bare array form `[ {...}, ... ]`. Memory is bounded by the largest single event (or
  * top-level value), not by the file. */
@@ -13,10 +14,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyzer/trace_event.h"
+
 typedef struct {
-  /* Called once per element of the event array, in file order. `ev` is borrowed (freed when
-   * the callback returns); `offset` is its byte offset in the decompressed JSON. */
-  void (*event)(void *ctx, json_t *ev, uint64_t offset);
+  /* Called once per element of the event array, in file order. `ev` and the slices in it are
+   * valid only during the call; `offset` is the event's byte offset in the decompressed JSON. */
+  void (*event)(void *ctx, const tr_event *ev, uint64_t offset);
   /* Called for every top-level key other than traceEvents, with its parsed value (borrowed).
    * May be NULL. Values larger than 64 MiB are skipped without a call. */
   void (*header)(void *ctx, const char *key, json_t *value);

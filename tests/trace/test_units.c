@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyzer/trace_event.h"
 #include "analyzer/trace_iv.h"
 #include "analyzer/trace_rank.h"
 #include "analyzer/trace_read.h"
@@ -84,12 +85,11 @@ typedef struct {
   char last_name[64];
 } sink_state;
 
-static void on_ev(void *ctx, json_t *ev, uint64_t off) {
+static void on_ev(void *ctx, const tr_event *ev, uint64_t off) {
   sink_state *s = ctx;
   (void)off;
   s->events++;
-  json_t *n = json_object_get(ev, "name");
-  if (json_is_string(n)) snprintf(s->last_name, sizeof s->last_name, "%s", json_string_value(n));
+  if (ev->name.p && ev->name.n < sizeof s->last_name) tr_slice_decode(&ev->name, s->last_name);
 }
 
 static void on_hdr(void *ctx, const char *key, json_t *v) {
@@ -175,7 +175,76 @@ static void test_window_boundaries(void) {
   free(p);
 }
 
+static bool parse(const char *text, tr_event *ev) {
+  size_t pos = 0;
+  const char *why = NULL;
+  return tr_event_parse(text, strlen(text), ev, &pos, &why);
+}
+
+static size_t bad_at(const char *text) {
+  tr_event ev;
+  size_t pos = (size_t)-1;
+  const char *why = NULL;
+  CHECK(!tr_event_parse(text, strlen(text), &ev, &pos, &why));
+  CHECK(why != NULL);
+  return pos;
+}
+
+static void test_event_parser(void) {
+  tr_event ev;
+  char buf[256];
+  /* Kineto's ns-precision floats convert exactly, integers and "68.0" too */
+  CHECK(parse("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":4458676522690.655,\"dur\":156.777}", &ev));
+  CHECK(ev.ts.present && ev.ts.real);
+  CHECK_INT(ev.ts.v, 4458676522690655LL);
+  CHECK_INT(ev.dur.v, 156777);
+  CHECK(tr_slice_eq(&ev.cat, "kernel"));
+  CHECK(parse("{\"ts\": 1682725898236567, \"dur\": 68.0}", &ev));
+  CHECK(!ev.ts.real && ev.dur.real);
+  CHECK_INT(ev.ts.v, 1682725898236567000LL);
+  CHECK_INT(ev.dur.v, 68000);
+  CHECK(parse("{\"ts\": 1.5e3, \"dur\": -0.0004}", &ev));
+  CHECK_INT(ev.ts.v, 1500000);
+  CHECK_INT(ev.dur.v, 0);
+  CHECK(parse("{\"ts\": null, \"dur\": null}", &ev));
+  CHECK(ev.ts_key && !ev.ts.present && ev.dur_null && !ev.dur.present);
+  /* args: integers, integer strings, collective fields as text; other args skipped */
+  CHECK(parse("{\"args\": {\"Input Dims\": [[1, 2], []], \"stream\": 7, \"correlation\": \"42\", "
+              "\"Seq\": 9.0, \"Comms Id\": 18446744073709551615, \"Collective name\": \"allreduce\", "
+              "\"Process Group Ranks\": \"[0, 1]\", \"nested\": {\"stream\": 99}}}", &ev));
+  CHECK_INT(ev.stream.v, 7);
+  CHECK_INT(ev.correlation.v, 42);
+  CHECK_INT(ev.seq.v, 9);
+  CHECK(tr_slice_eq(&ev.comms_id, "18446744073709551615"));
+  CHECK(tr_slice_eq(&ev.coll_name, "allreduce"));
+  CHECK(tr_slice_eq(&ev.pg_ranks, "[0, 1]"));
+  /* escapes decode, including a surrogate pair; pid/tid strings are fine */
+  CHECK(parse("{\"pid\": \"Spans\", \"name\": \"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00/\\/\"}", &ev));
+  CHECK(ev.name.escaped);
+  tr_slice_decode(&ev.name, buf);
+  CHECK_STR(buf, "a\"b\\c\n\xc3\xa9\xf0\x9f\x98\x80//");
+  /* invalid JSON is refused at the offending byte */
+  CHECK_INT(bad_at("{\"name\": oops}"), 9);
+  CHECK_INT(bad_at("{\"ts\": 01}"), 8);
+  CHECK_INT(bad_at("{\"ts\": 1.}"), 9);
+  CHECK_INT(bad_at("{\"a\": \"x\\q\"}"), 9);
+  CHECK_INT(bad_at("{\"a\": [1, 2}"), 11);
+  CHECK_INT(bad_at("{\"a\": tru}"), 6);
+  CHECK_INT(bad_at("{\"a\" 1}"), 5);
+  CHECK_INT(bad_at("{\"a\": \"\x01\"}"), 7);
+  CHECK_INT(bad_at("{\"a\": 1,}"), 8);
+  CHECK_INT(bad_at("{\"a\": 1} x"), 9);
+  pd_buf deep = {0};
+  pd_buf_puts(&deep, "{\"a\": ");
+  for (int i = 0; i < 2000; i++) pd_buf_putc(&deep, '[');
+  for (int i = 0; i < 2000; i++) pd_buf_putc(&deep, ']');
+  pd_buf_putc(&deep, '}');
+  CHECK(bad_at(deep.data) > 0);
+  pd_buf_free(&deep);
+}
+
 int main(void) {
+  test_event_parser();
   test_intervals();
   test_classes();
   test_file_names();

@@ -1,0 +1,54 @@
+/* trace_event: parses one trace event (a JSON object, as bytes) into the few fields the
+ * analyses use, validating the whole object as JSON on the way.
+ *
+ * This replaces a general JSON parser on the hot path: a GB-sized trace holds millions of
+ * events, and building a DOM for each (hash tables, strings, argument arrays from
+ * record_shapes) costs most of the reading time. Nothing is allocated; string fields are
+ * slices of the input, unescaped only on request. */
+#ifndef PD_TRACE_EVENT_H
+#define PD_TRACE_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A JSON string or number as it appears in the input: p points after the opening quote (or at
+ * the first digit), n bytes, escaped when it contains a backslash escape. p == NULL: absent or
+ * of another type. */
+typedef struct {
+  const char *p;
+  size_t n;
+  bool escaped;
+  bool number; /* the value was a number, not a string */
+} tr_slice;
+
+/* A number field: present, its value in the unit asked for, and whether the literal was
+ * written as a real (has '.', 'e' or 'E'). */
+typedef struct {
+  bool present, real;
+  int64_t v;
+} tr_num;
+
+typedef struct {
+  tr_slice ph, cat, name;
+  tr_num ts, dur;      /* µs in the file, converted to ns (exact for 3-decimal floats) */
+  bool ts_key;         /* "ts" key present with any value (null included) */
+  bool dur_null;       /* "dur": null */
+  /* args */
+  tr_num stream, correlation, seq, nelems; /* plain integers (reals truncated) */
+  tr_slice coll_name, pg_name, pg_ranks, comms_id; /* strings, or numbers kept as text */
+} tr_event;
+
+/* Parses the JSON object in p[0..n). Returns true and fills *ev (slices point into p); on
+ * invalid JSON returns false with *err_pos the offset of the offending byte and *why a static
+ * message. */
+bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why);
+
+/* Writes the slice with JSON escapes decoded into out, which must hold s->n + 1 bytes (a
+ * decoded string is never longer than its source), NUL-terminates it and returns its length. */
+size_t tr_slice_decode(const tr_slice *s, char *out);
+
+/* Compares a slice with a NUL-terminated literal (exactly, escapes decoded). */
+bool tr_slice_eq(const tr_slice *s, const char *lit);
+
+#endif
