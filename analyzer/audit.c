@@ -134,7 +134,10 @@ static void remove_flag(au_finding *f, size_t *cap, const sm_model *m, const cha
     while (bol > 0 && (t[bol - 1] == ' ' || t[bol - 1] == '\t')) bol--;
     while (eol < len && (t[eol] == ' ' || t[eol] == '\t')) eol++;
     bool alone = (bol == 0 || t[bol - 1] == '\n') && (eol == len || t[eol] == '\n' || t[eol] == '#');
-    if (alone && t[eol] != '#') {
+    if (alone) {
+      /* the flag is the line's only word: drop the line, with a trailing comment that can
+       * only be about the flag */
+      while (eol < len && t[eol] != '\n') eol++;
       push_edit(f, cap, m, fl->file, bol, eol < len ? eol + 1 : eol, pd_xstrdup(""));
     } else {
       while (s > 0 && (t[s - 1] == ' ' || t[s - 1] == '\t') && !(s > 1 && t[s - 2] == '\n')) s--;
