@@ -274,7 +274,10 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     /* the flag the finding is about even when absent (for the Setting line) */
     const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
     bool noted = loc && loc->note;
-    if (noted && r->note_skips) return;
+    if (noted && r->note_skips) {
+      if (r->each) continue;
+      return;
+    }
 
     au_finding *f = PD_PUSH(out->items, out->n, out->cap);
     memset(f, 0, sizeof *f);
@@ -367,7 +370,8 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
       f->fix_title = c->fix_title.en ? render(ac_tr(&c->fix_title, lang), env, NULL)
                                      : pd_xasprintf("%s: %s", r->id, f->title);
     }
-    return;
+    /* rules whose triggers are independent ("any of") report every case that holds */
+    if (!r->each) return;
   }
 }
 

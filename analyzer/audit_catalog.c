@@ -257,6 +257,7 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
   r->note_skips = note && !strcmp(note, "skip");
   const char *anchor = json_string_value(json_object_get(o, "anchor"));
   r->anchor_source = anchor && !strcmp(anchor, "source");
+  r->each = json_is_true(json_object_get(o, "each"));
   r->at = strv(json_object_get(o, "at"), &r->nat);
   json_t *cases = json_object_get(o, "cases");
   if (!json_is_array(cases) || !json_array_size(cases)) {

@@ -5,12 +5,13 @@
  * optional "skip" (expression: the rule does not apply when true), "note" ("info" = a NOTE
  * comment on the flag downgrades to info, the default; "skip" = it silences the finding),
  * "at" (flags the finding points at, first present wins), "anchor" ("source": point at the
- * model-config `source` line when no flag is present), and "cases": the first case whose "when"
- * expression is true produces the finding. A case may set "severity", "at", "ratio" + "band"
- * (estimate / limit: applies above 1 + band, borderline within ±band), "cost" and "fix_title"
- * templates ({expression} is replaced by its value), "at_env" (a variable whose assignment the
- * finding points at when no `at` flag is present), "edits" ([{op: set|add|remove, flag,
- * value, near: [anchor flags], if: expression}]) and "safe".
+ * model-config `source` line when no flag is present), and "cases": the first case whose
+ * "when" expression is true produces the finding ("each": true reports every case that holds).
+ * A case may set "severity", "at", "at_env" (a variable whose assignment the finding points at
+ * when no `at` flag is present), "ratio" + "band" (estimate / limit: applies above 1 + band,
+ * borderline within ±band), "cost" and "fix_title" templates ({expression} is replaced by its
+ * value), "edits" ([{op: set|add|remove, flag, value, near: [anchor flags], if: expression}])
+ * and "safe".
  *
  * A later file's rule with the same id replaces the earlier one (user overrides); a rule with
  * "disabled": true removes it. */
@@ -59,6 +60,7 @@ typedef struct {
   ax_expr *skip;
   bool note_skips;
   bool anchor_source;
+  bool each;       /* report every case that holds, not only the first */
   char **at;
   size_t nat;
   ac_case *cases;

@@ -84,6 +84,14 @@ int main(void) {
     CHECK(f && strstr(f->setting, "CUDA_DEVICE_MAX_CONNECTIONS=8"));
     au_result_free(ev);
   }
+  /* an "each" rule reports every case that holds: two no-op flags, two findings */
+  ev = fx_run("text/run-qwen3-4B-8xgpu.sh", "add --use-distributed-optimizer | add --polling-mode False", NULL, NULL);
+  if (ev) {
+    int n = 0;
+    for (size_t i = 0; i < ev->nfindings; i++) n += !strcmp(ev->findings[i].rule, "R-P20");
+    CHECK_INT(n, 2);
+    au_result_free(ev);
+  }
   /* hovers and flag docs */
   au_result *r = fx_run("text/run-qwen35-35B-A3B-4xgpu-colocate.sh", "", NULL, NULL);
   if (r) {
