@@ -1,0 +1,324 @@
+#include "lsp/codeaction.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/util.h"
+
+/* An edit in one file of the analysis, in bytes of the text the analyzer read. */
+typedef struct {
+  int file;
+  size_t start, end;
+  const char *text;
+  size_t order; /* inserts at one place apply in the order they were given */
+} edit;
+
+typedef struct {
+  edit *items;
+  size_t n, cap;
+} edit_list;
+
+static void push_edit(edit_list *l, int file, size_t start, size_t end, const char *text) {
+  edit *e = PD_PUSH(l->items, l->n, l->cap);
+  e->file = file;
+  e->start = start;
+  e->end = end < start ? start : end;
+  e->text = text;
+  e->order = l->n;
+}
+
+static bool kind_wanted(const json_t *only, const char *kind) {
+  if (!json_is_array(only) || json_array_size(only) == 0) return true;
+  size_t i;
+  json_t *v;
+  json_array_foreach(only, i, v) {
+    const char *o = json_string_value(v);
+    if (!o) continue;
+    size_t n = strlen(o);
+    if (!strncmp(kind, o, n) && (kind[n] == '\0' || kind[n] == '.')) return true;
+  }
+  return false;
+}
+
+static size_t count_errors(TSNode n) {
+  if (!ts_node_has_error(n)) return 0;
+  size_t c = (ts_node_is_missing(n) || !strcmp(ts_node_type(n), "ERROR")) ? 1 : 0;
+  uint32_t k = ts_node_child_count(n);
+  for (uint32_t i = 0; i < k; i++) c += count_errors(ts_node_child(n, i));
+  return c;
+}
+
+static size_t syntax_errors(TSParser *p, const char *text, size_t len) {
+  TSTree *t = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+  if (!t) return (size_t)-1;
+  size_t c = count_errors(ts_tree_root_node(t));
+  ts_tree_delete(t);
+  return c;
+}
+
+static int by_start(const void *a, const void *b) {
+  const edit *x = a, *y = b;
+  if (x->file != y->file) return x->file < y->file ? -1 : 1;
+  if (x->start != y->start) return x->start < y->start ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Text of `file` with the list's edits to it applied (sorted, non-overlapping). Caller frees. */
+static char *apply(const fm_map *m, int file, const edit_list *l, size_t *len) {
+  const fm_file *f = &m->files[file];
+  pd_buf b = {0};
+  size_t at = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    const edit *e = &l->items[i];
+    if (e->file != file) continue;
+    pd_buf_append(&b, f->text + at, e->start - at);
+    pd_buf_puts(&b, e->text);
+    at = e->end;
+  }
+  pd_buf_append(&b, f->text + at, f->len - at);
+  *len = b.len;
+  return pd_buf_take(&b);
+}
+
+/* Sorts the list and checks it: in range, no overlaps, and every edited file parses with no
+ * more syntax errors than before. */
+static bool edits_ok(const fm_map *m, edit_list *l, TSParser *p) {
+  if (l->n == 0) return false;
+  qsort(l->items, l->n, sizeof *l->items, by_start);
+  for (size_t i = 0; i < l->n; i++) {
+    const edit *e = &l->items[i];
+    if (e->file < 0 || (size_t)e->file >= m->nfiles || e->end > m->files[e->file].len) return false;
+    if (i > 0 && l->items[i - 1].file == e->file && l->items[i - 1].end > e->start) return false;
+  }
+  for (size_t i = 0; i < l->n; i++) {
+    if (i > 0 && l->items[i - 1].file == l->items[i].file) continue;
+    int file = l->items[i].file;
+    size_t len;
+    char *t = apply(m, file, l, &len);
+    size_t after = syntax_errors(p, t, len);
+    size_t before = syntax_errors(p, m->files[file].text, m->files[file].len);
+    free(t);
+    if (after == (size_t)-1 || after > before) return false;
+  }
+  return true;
+}
+
+/* {"changes": {uri: [TextEdit...]}} */
+static json_t *workspace_edit(const fm_map *m, const edit_list *l) {
+  json_t *changes = json_object();
+  for (size_t i = 0; i < l->n; i++) {
+    const edit *e = &l->items[i];
+    sm_range r = {0};
+    r.start_byte = (uint32_t)e->start;
+    r.end_byte = (uint32_t)e->end;
+    const char *uri = fm_uri(m, e->file);
+    json_t *arr = json_object_get(changes, uri);
+    if (!arr) {
+      arr = json_array();
+      json_object_set_new(changes, uri, arr);
+    }
+    json_array_append_new(arr, json_pack("{s:o,s:o}", "range", fm_range(m, e->file, r), "newText",
+                                         fm_string(e->text)));
+  }
+  return json_pack("{s:o}", "changes", changes);
+}
+
+static json_t *action(const char *title, const char *kind, json_t *wedit) {
+  return json_pack("{s:o,s:s,s:o}", "title", fm_string(title), "kind", kind, "edit", wedit);
+}
+
+static bool overlaps(size_t a, size_t b, sm_range r) { return r.start_byte <= b && a <= r.end_byte; }
+
+static void finding_edits(const au_finding *f, edit_list *l) {
+  for (size_t k = 0; k < f->nedits; k++) {
+    const au_edit *e = &f->edits[k];
+    push_edit(l, e->file, e->range.start_byte, e->range.end_byte, e->new_text ? e->new_text : "");
+  }
+}
+
+static void quick_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
+                      const act_options *o) {
+  (void)r;
+  edit_list l = {0};
+  finding_edits(f, &l);
+  if (edits_ok(m, &l, o->parser)) {
+    char *title = f->fix_title && *f->fix_title ? pd_xstrdup(f->fix_title)
+                                                  : pd_xasprintf("Apply the fix for %s", f->rule);
+    json_t *a = action(title, "quickfix", workspace_edit(m, &l));
+    json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+    if (f->preferred) json_object_set_new(a, "isPreferred", json_true());
+    json_array_append_new(out, a);
+    free(title);
+  }
+  free(l.items);
+}
+
+/* The k-th occurrence (0-based) of `name` in file `file`, or NULL. */
+static const sm_flag *nth_flag(const sm_model *m, const char *name, int file, size_t k) {
+  for (size_t i = 0; i < m->nflags; i++) {
+    const sm_flag *f = &m->flags[i];
+    if (f->file == file && !strcmp(f->name, name) && k-- == 0) return f;
+  }
+  return NULL;
+}
+
+/* Where a NOTE comment may go for occurrence `occ`: the start of its line, then the start of the
+ * command's first line when the flag sits on a continued command line. */
+static size_t line_start(const fm_file *f, size_t at) {
+  while (at > 0 && f->text[at - 1] != '\n') at--;
+  return at;
+}
+
+static char *indent_of(const fm_file *f, size_t start) {
+  size_t e = start;
+  while (e < f->len && (f->text[e] == ' ' || f->text[e] == '\t')) e++;
+  return pd_xstrndup(f->text + start, e - start);
+}
+
+static void note_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
+                     const act_options *o) {
+  const sm_model *model = r->model;
+  /* A critical finding stops the job from starting: there is no accepting it. The check below
+   * rebuilds the script only, so the flag must be in it. */
+  if (f->severity == AU_CRITICAL || !f->flag || f->file != 0 || !model->files[0].path) return;
+  /* The occurrence the finding points at, and its ordinal among the same flag's occurrences. */
+  size_t k = 0;
+  const sm_flag *occ = NULL;
+  for (size_t i = 0; i < model->nflags; i++) {
+    const sm_flag *g = &model->flags[i];
+    if (g->file != f->file || strcmp(g->name, f->flag) != 0) continue;
+    if (overlaps(f->range.start_byte, f->range.end_byte, g->full)) {
+      occ = g;
+      break;
+    }
+    k++;
+  }
+  if (!occ || occ->note) return;
+  const fm_file *file = &m->files[0];
+  size_t spots[2] = {line_start(file, occ->range.start_byte), (size_t)-1};
+  if (model->train_line_found && model->train_file == 0 && !occ->group)
+    spots[1] = line_start(file, model->train_range.start_byte);
+  for (int s = 0; s < 2; s++) {
+    if (spots[s] == (size_t)-1 || (s == 1 && spots[1] == spots[0])) continue;
+    char *indent = indent_of(file, spots[s]);
+    char *text = pd_xasprintf("%s# NOTE(perf-doctor): accept %s: <reason this setting is right here>\n",
+                              indent, f->rule);
+    free(indent);
+    edit_list l = {0};
+    push_edit(&l, 0, spots[s], spots[s], text);
+    bool ok = edits_ok(m, &l, o->parser);
+    if (ok) {
+      /* The comment must attach to the same flag and leave every flag in place. */
+      size_t len;
+      char *t = apply(m, 0, &l, &len);
+      sm_model *after = sm_build(model->files[0].path, t, len, NULL, o->sm);
+      const sm_flag *same = nth_flag(after, f->flag, 0, k);
+      ok = after->nflags == model->nflags && same && same->note;
+      sm_model_free(after);
+      free(t);
+    }
+    if (ok) {
+      char *title = pd_xasprintf("Add a NOTE to accept this setting (%s)", f->rule);
+      json_t *a = action(title, "quickfix", workspace_edit(m, &l));
+      json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+      json_array_append_new(out, a);
+      free(title);
+    }
+    free(l.items);
+    free(text);
+    if (ok) break;
+  }
+}
+
+static void profiling_block(json_t *out, const au_result *r, const fm_map *m, const act_options *o) {
+  const sm_model *model = r->model;
+  if (!model->train_line_found || !model->files[0].path || sm_flag_get(model, "--use-pytorch-profiler"))
+    return;
+  /* After the last flag of the script that reaches the train command. */
+  const sm_flag *last = NULL;
+  for (size_t i = 0; i < model->nflags; i++) {
+    const sm_flag *f = &model->flags[i];
+    if (f->file == 0 && !f->conditional) last = f;
+  }
+  if (!last) return;
+  const fm_file *file = &m->files[0];
+  char *indent = indent_of(file, line_start(file, last->range.start_byte));
+  const char *sep = last->group ? "\n" : " \\\n"; /* array items vs a continued command line */
+  pd_buf b = {0};
+  const char *lines[] = {"--use-pytorch-profiler", "--profile-target train_overall"};
+  for (size_t i = 0; i < 2; i++) pd_buf_printf(&b, "%s%s%s", sep, indent, lines[i]);
+  pd_buf_printf(&b, "%s%s--profile-step-start %d", sep, indent, ACT_PROFILE_STEP_START);
+  pd_buf_printf(&b, "%s%s--profile-step-end %d", sep, indent, ACT_PROFILE_STEP_END);
+  free(indent);
+
+  edit_list l = {0};
+  push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
+  bool ok = edits_ok(m, &l, o->parser);
+  if (ok) {
+    size_t len;
+    char *t = apply(m, 0, &l, &len);
+    sm_model *after = sm_build(model->files[0].path, t, len, NULL, o->sm);
+    const sm_flag *on = sm_flag_get(after, "--use-pytorch-profiler");
+    long end = 0;
+    ok = after->nflags == model->nflags + 4 && on && !on->conditional &&
+         sm_flag_long(after, "--profile-step-end", &end) && end == ACT_PROFILE_STEP_END;
+    sm_model_free(after);
+    free(t);
+  }
+  if (ok) {
+    const char *exp = sm_flag_str(model, "--tb-experiment-name");
+    char *title = exp && *exp
+        ? pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
+                       "traces/%s/train_trace/)", ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END, exp)
+        : pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
+                       "traces/<timestamp>/train_trace/ unless --tb-experiment-name is set)",
+                       ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END);
+    json_array_append_new(out, action(title, "refactor.rewrite", workspace_edit(m, &l)));
+    free(title);
+  }
+  free(l.items);
+  pd_buf_free(&b);
+}
+
+static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, const act_options *o) {
+  edit_list l = {0};
+  size_t fixed = 0;
+  for (size_t i = 0; i < r->nfindings; i++) {
+    const au_finding *f = &r->findings[i];
+    if (!f->safe || f->nedits == 0 || f->file != file) continue;
+    edit_list mine = {0};
+    finding_edits(f, &mine);
+    bool clash = false;
+    for (size_t a = 0; a < mine.n && !clash; a++)
+      for (size_t b = 0; b < l.n && !clash; b++)
+        clash = mine.items[a].file == l.items[b].file && mine.items[a].start <= l.items[b].end &&
+                l.items[b].start <= mine.items[a].end;
+    for (size_t a = 0; a < mine.n && !clash; a++)
+      push_edit(&l, mine.items[a].file, mine.items[a].start, mine.items[a].end, mine.items[a].text);
+    if (!clash) fixed++;
+    free(mine.items);
+  }
+  if (fixed > 0 && edits_ok(m, &l, o->parser)) {
+    char *title = pd_xasprintf("Fix all safe perf-doctor findings in this file (%zu)", fixed);
+    json_array_append_new(out, action(title, "source.fixAll.perfDoctor", workspace_edit(m, &l)));
+    free(title);
+  }
+  free(l.items);
+}
+
+json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, size_t b,
+                    const act_options *o) {
+  json_t *out = json_array();
+  if (!r->model || file < 0 || (size_t)file >= m->nfiles) return out;
+  if (kind_wanted(o->only, "quickfix")) {
+    for (size_t i = 0; i < r->nfindings; i++) {
+      const au_finding *f = &r->findings[i];
+      if (f->file != file || !overlaps(a, b, f->range)) continue;
+      if (f->nedits > 0) quick_fix(out, r, f, m, o);
+      note_fix(out, r, f, m, o);
+    }
+  }
+  if (file == 0 && kind_wanted(o->only, "refactor.rewrite")) profiling_block(out, r, m, o);
+  if (kind_wanted(o->only, "source.fixAll.perfDoctor")) fix_all(out, r, file, m, o);
+  return out;
+}

@@ -1,0 +1,94 @@
+#include "lsp/commands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/util.h"
+#include "lsp/document.h"
+#include "lsp/filemap.h"
+
+/* The trace analyzer is built by another part of the project; until its header exists the
+ * command refuses clearly instead of pretending. */
+#if defined(__has_include)
+#if __has_include("analyzer/trace.h")
+#include "analyzer/trace.h"
+#define CMD_HAVE_TRACE 1
+#endif
+#endif
+
+json_t *cmd_report(const au_result *r, const char *lang) {
+  char *md = au_report_markdown(r, lang);
+  json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
+  free(md);
+  return j;
+}
+
+bool cmd_trace_available(void) {
+#ifdef CMD_HAVE_TRACE
+  return true;
+#else
+  return false;
+#endif
+}
+
+#ifdef CMD_HAVE_TRACE
+/* Where the summary goes: inside a folder of traces, or beside a single trace file. */
+static char *summary_path(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    return pd_xasprintf("%.*s/perf-doctor-trace-summary.md", (int)n, path);
+  }
+  return pd_xasprintf("%s.perf-doctor-summary.md", path);
+}
+
+static bool write_text(const char *path, const char *text, char **err) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
+    return false;
+  }
+  size_t n = strlen(text);
+  bool ok = fwrite(text, 1, n, f) == n;
+  if (fclose(f) != 0) ok = false;
+  if (!ok) *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
+  return ok;
+}
+#endif
+
+json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
+  *err = NULL;
+#ifdef CMD_HAVE_TRACE
+  char *md = tr_summarize(path, "md", err);
+  if (!md) {
+    if (!*err) *err = pd_xasprintf("cannot summarise %s", path);
+    return NULL;
+  }
+  json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
+  if (write_file) {
+    char *out = summary_path(path);
+    if (!write_text(out, md, err)) {
+      free(out);
+      free(md);
+      json_decref(j);
+      return NULL;
+    }
+    char *uri = doc_path_to_uri(out);
+    json_object_set_new(j, "uri", json_string(uri));
+    free(uri);
+    free(out);
+  }
+  free(md);
+  return j;
+#else
+  (void)path;
+  (void)write_file;
+  *err = pd_xstrdup("the trace analyzer is not part of this build yet (analyzer/trace.h is "
+                    "missing), so no trace summary can be produced");
+  return NULL;
+#endif
+}

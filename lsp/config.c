@@ -1,0 +1,133 @@
+#include "lsp/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyzer/util.h"
+
+void cfg_init(cfg_settings *c) {
+  memset(c, 0, sizeof *c);
+  c->lang = pd_xstrdup("en");
+  c->syntax_diagnostics = true;
+}
+
+void cfg_free(cfg_settings *c) {
+  free(c->gpu);
+  free(c->lang);
+  free(c->model_config_dir);
+  free(c->extra_rules);
+  for (size_t i = 0; i < c->noverrides; i++) free(c->overrides[i].rule);
+  free(c->overrides);
+  memset(c, 0, sizeof *c);
+}
+
+/* Severity words users write; -2 when unknown. */
+static int severity_of(const char *s) {
+  static const struct {
+    const char *word;
+    int sev;
+  } words[] = {{"off", -1},          {"none", -1},        {"disabled", -1},
+               {"critical", AU_CRITICAL}, {"error", AU_CRITICAL}, {"warn", AU_WARN},
+               {"warning", AU_WARN}, {"info", AU_INFO},   {"information", AU_INFO},
+               {"hint", AU_INFO}};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    if (!strcasecmp(s, words[i].word)) return words[i].sev;
+  return -2;
+}
+
+static void set_override(cfg_settings *c, const char *rule, int sev) {
+  for (size_t i = 0; i < c->noverrides; i++) {
+    if (!strcmp(c->overrides[i].rule, rule)) {
+      c->overrides[i].severity = sev;
+      return;
+    }
+  }
+  au_override *o = PD_PUSH(c->overrides, c->noverrides, c->overrides_cap);
+  o->rule = pd_xstrdup(rule);
+  o->severity = sev;
+}
+
+/* A string setting: absent or null keeps the default, a string replaces it. */
+static void string_setting(const json_t *obj, const char *key, char **dst, pd_buf *errs) {
+  json_t *v = json_object_get(obj, key);
+  if (!v || json_is_null(v)) return;
+  if (!json_is_string(v) || json_string_length(v) == 0 ||
+      strlen(json_string_value(v)) != json_string_length(v)) {
+    pd_buf_printf(errs, "setting \"%s\" must be a non-empty string; ignored\n", key);
+    return;
+  }
+  free(*dst);
+  *dst = pd_xstrdup(json_string_value(v));
+}
+
+char *cfg_load(cfg_settings *c, const json_t *json) {
+  cfg_free(c);
+  cfg_init(c);
+  pd_buf errs = {0};
+  if (json && json_is_object(json) && json_is_object(json_object_get(json, "perfDoctor")))
+    json = json_object_get(json, "perfDoctor");
+  if (!json || json_is_null(json)) return NULL;
+  if (!json_is_object(json)) return pd_xstrdup("settings must be a JSON object; ignored");
+
+  string_setting(json, "gpu", &c->gpu, &errs);
+  string_setting(json, "lang", &c->lang, &errs);
+  string_setting(json, "modelConfigDir", &c->model_config_dir, &errs);
+  string_setting(json, "extraRules", &c->extra_rules, &errs);
+  if (strcmp(c->lang, "en") != 0 && strcmp(c->lang, "zh") != 0) {
+    pd_buf_printf(&errs, "setting \"lang\" must be \"en\" or \"zh\", not \"%s\"; using en\n", c->lang);
+    free(c->lang);
+    c->lang = pd_xstrdup("en");
+  }
+
+  json_t *rules = json_object_get(json, "rules");
+  if (json_is_object(rules)) {
+    const char *rule;
+    json_t *v;
+    json_object_foreach(rules, rule, v) {
+      int sev = -2;
+      if (json_is_string(v)) sev = severity_of(json_string_value(v));
+      else if (json_is_false(v)) sev = -1;
+      if (sev == -2)
+        pd_buf_printf(&errs, "rules.%s: expected off, critical, error, warn, warning or info\n", rule);
+      else
+        set_override(c, rule, sev);
+    }
+  } else if (rules && !json_is_null(rules)) {
+    pd_buf_puts(&errs, "setting \"rules\" must be an object of rule id -> severity; ignored\n");
+  }
+
+  json_t *off = json_object_get(json, "disabledRules");
+  if (json_is_array(off)) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(off, i, v) {
+      if (json_is_string(v)) set_override(c, json_string_value(v), -1);
+      else pd_buf_printf(&errs, "disabledRules[%zu] must be a rule id string\n", i);
+    }
+  } else if (off && !json_is_null(off)) {
+    pd_buf_puts(&errs, "setting \"disabledRules\" must be an array of rule ids; ignored\n");
+  }
+
+  json_t *syn = json_object_get(json, "syntaxDiagnostics");
+  if (json_is_boolean(syn)) c->syntax_diagnostics = json_is_true(syn);
+  else if (syn && !json_is_null(syn)) pd_buf_puts(&errs, "setting \"syntaxDiagnostics\" must be a boolean\n");
+
+  if (errs.len == 0) {
+    pd_buf_free(&errs);
+    return NULL;
+  }
+  errs.data[--errs.len] = '\0'; /* drop the last newline */
+  return pd_buf_take(&errs);
+}
+
+au_config cfg_audit(const cfg_settings *c) {
+  au_config a = {0};
+  a.gpu = c->gpu;
+  a.lang = c->lang;
+  a.model_config_dir = c->model_config_dir;
+  a.extra_rules = c->extra_rules;
+  a.overrides = c->overrides;
+  a.noverrides = c->noverrides;
+  return a;
+}

@@ -1,0 +1,148 @@
+#include "lsp/hover.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/util.h"
+
+static bool contains(sm_range r, size_t at) { return at >= r.start_byte && at <= r.end_byte; }
+
+static bool overlaps(int fa, sm_range a, int fb, sm_range b) {
+  return fa == fb && a.start_byte <= b.end_byte && b.start_byte <= a.end_byte;
+}
+
+static const char *severity_tag(const au_finding *f) {
+  if (f->borderline) return "INFO";
+  return f->severity == AU_CRITICAL ? "CRITICAL" : f->severity == AU_WARN ? "WARN" : "INFO";
+}
+
+static const char *file_name(const sm_model *m, int file) {
+  if (file < 0 || (size_t)file >= m->nfiles || !m->files[file].path) return "script";
+  const char *p = m->files[file].path, *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+/* "line 12 of qwen3-4B.sh (MODEL_ARGS)" */
+static void where(pd_buf *b, const sm_model *m, const sm_flag *f) {
+  pd_buf_printf(b, "line %u", f->range.start_line + 1);
+  if (f->file != 0) pd_buf_printf(b, " of %s", file_name(m, f->file));
+  if (f->group) pd_buf_printf(b, " (%s)", f->group);
+  else pd_buf_puts(b, " (launch line)");
+  if (f->conditional) pd_buf_puts(b, ", conditional");
+}
+
+static void value_text(pd_buf *b, const sm_flag *f, bool md) {
+  if (f->nvalues == 0) {
+    pd_buf_puts(b, "on (switch)");
+    return;
+  }
+  for (size_t i = 0; i < f->nvalues; i++) {
+    const sm_value *v = &f->values[i];
+    if (i) pd_buf_putc(b, ' ');
+    pd_buf_printf(b, md ? "`%s`" : "%s", v->text ? v->text : "");
+    if (!v->resolved) pd_buf_puts(b, " (unresolved)");
+  }
+}
+
+static void flag_hover(pd_buf *b, const au_result *r, const sm_flag *occ, const char *lang, bool md) {
+  const sm_model *m = r->model;
+  const sm_flag *win = &m->flags[occ->final_index < m->nflags ? occ->final_index : 0];
+  const char *doc = au_flag_doc(occ->name, lang);
+  if (doc && *doc) pd_buf_printf(b, "%s\n\n", doc); /* it names the flag itself */
+  else pd_buf_printf(b, md ? "**%s**\n\n" : "%s\n\n", occ->name);
+
+  pd_buf_puts(b, md ? "**Resolved value:** " : "Resolved value: ");
+  value_text(b, win, md);
+  pd_buf_puts(b, "\n\n");
+
+  size_t count = 0;
+  for (size_t i = 0; i < m->nflags; i++)
+    if (!strcmp(m->flags[i].name, occ->name)) count++;
+  if (count > 1 || occ->overridden) {
+    pd_buf_puts(b, md ? "**Set in:**\n" : "Set in:\n");
+    for (size_t i = 0; i < m->nflags; i++) {
+      const sm_flag *f = &m->flags[i];
+      if (strcmp(f->name, occ->name) != 0) continue;
+      pd_buf_puts(b, "- ");
+      where(b, m, f);
+      pd_buf_puts(b, ": ");
+      value_text(b, f, md);
+      if (f == win) pd_buf_puts(b, md ? " **(wins: last occurrence)**" : " (wins: last occurrence)");
+      else pd_buf_puts(b, " (overridden)");
+      pd_buf_putc(b, '\n');
+    }
+    pd_buf_putc(b, '\n');
+  } else if (occ->conditional) {
+    pd_buf_puts(b, "Set only in a conditional branch or `${X:+...}` expansion.\n\n");
+  }
+  if (occ->note) pd_buf_printf(b, "%s %s\n\n", md ? "**Note:**" : "Note:", occ->note);
+
+  char *facts = au_hover_facts(r, occ->name, lang);
+  if (facts && *facts) pd_buf_printf(b, "%s\n\n", facts);
+  free(facts);
+
+  bool header = false;
+  for (size_t i = 0; i < r->nfindings; i++) {
+    const au_finding *f = &r->findings[i];
+    bool involved = (f->flag && !strcmp(f->flag, occ->name)) ||
+                    overlaps(f->file, f->range, occ->file, occ->full);
+    for (size_t k = 0; !involved && k < f->nrelated; k++)
+      involved = overlaps(f->related[k].file, f->related[k].range, occ->file, occ->full);
+    if (!involved) continue;
+    if (!header) pd_buf_puts(b, md ? "**Findings:**\n" : "Findings:\n");
+    header = true;
+    pd_buf_printf(b, "- [%s] %s — %s\n", severity_tag(f), f->rule, f->title ? f->title : "");
+  }
+}
+
+static void source_hover(pd_buf *b, const au_result *r, const char *lang, bool md) {
+  const sm_context *c = &r->model->ctx;
+  pd_buf_printf(b, md ? "**Model config:** %s\n\n" : "Model config: %s\n\n", c->model ? c->model : "(not resolved)");
+  char *facts = au_hover_facts(r, "source", lang);
+  if (facts && *facts) {
+    pd_buf_printf(b, "%s\n", facts);
+  } else if (c->model) {
+    pd_buf_printf(b, "%s, %s", c->moe ? "MoE" : "dense", c->modality ? c->modality : "text");
+    if (c->moe && c->num_experts > 0) pd_buf_printf(b, ", %ld experts", c->num_experts);
+    pd_buf_putc(b, '\n');
+  }
+  free(facts);
+}
+
+json_t *hov_hover(const au_result *r, const fm_map *m, int file, size_t at, const char *lang,
+                  bool markdown) {
+  const sm_model *model = r->model;
+  if (!model) return NULL;
+  pd_buf b = {0};
+  int rfile = file;
+  sm_range range = {0};
+  /* The innermost thing under the cursor: a flag occurrence (the flag word or its values). */
+  for (size_t i = 0; i < model->nflags; i++) {
+    const sm_flag *f = &model->flags[i];
+    if (f->file != file || !contains(f->full, at)) continue;
+    flag_hover(&b, r, f, lang, markdown);
+    range = f->full;
+    break;
+  }
+  if (b.len == 0) {
+    /* A `source` command: the script's model config, or any file sourced from this one. */
+    bool on_source = model->source_file == file && contains(model->source_range, at);
+    for (size_t k = 1; !on_source && k < model->nfiles; k++)
+      if (model->files[k].parent == file && contains(model->files[k].source_range, at)) {
+        on_source = true;
+        range = model->files[k].source_range;
+      }
+    if (model->source_file == file && contains(model->source_range, at)) range = model->source_range;
+    if (on_source) source_hover(&b, r, lang, markdown);
+  }
+  if (b.len == 0) {
+    pd_buf_free(&b);
+    return NULL;
+  }
+  /* Trim trailing blank lines. */
+  while (b.len > 0 && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
+  json_t *h = json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", markdown ? "markdown" : "plaintext",
+                        "value", fm_string(b.data), "range", fm_range(m, rfile, range));
+  pd_buf_free(&b);
+  return h;
+}

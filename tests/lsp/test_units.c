@@ -1,0 +1,276 @@
+/* Units of the language server's pure modules: framing, JSON-RPC envelopes, positions and
+ * incremental edits of a document, URIs, settings. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/util.h"
+#include "harness.h"
+#include "lsp/config.h"
+#include "lsp/document.h"
+#include "lsp/filemap.h"
+#include "lsp/jsonrpc.h"
+#include "lsp/transport.h"
+
+/* A reader over the bytes of `input` (written to a pipe that is then closed). */
+static lt_reader *reader_over(const char *input, size_t n, size_t max) {
+  int fds[2];
+  if (pipe(fds) != 0) abort();
+  if (write(fds[1], input, n) != (ssize_t)n) abort();
+  close(fds[1]);
+  return lt_reader_new(fds[0], max);
+}
+
+static void test_transport(void) {
+  static const char in[] =
+      "Content-Length: 2\r\n\r\n{}"                                       /* ok */
+      "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+      "content-length: 3\r\n\r\n[1]"                                     /* ok, two headers */
+      "Content-Length: abc\r\n\r\n"                                       /* bad length */
+      "garbageContent-Length: 1\r\n\r\n7"                                 /* garbage, then ok */
+      "{\"jsonrpc\":\"2.0\"}\r\n"                                          /* no header at all */
+      "Content-Length: 10\r\n\r\n0123456789"                              /* over the limit */
+      "Content-Length: 4\n\nnull"                                         /* bare \n is tolerated */
+      "Content-Length: 50\r\n\r\n{\"cut\":";                              /* EOF mid-body */
+  lt_reader *r = reader_over(in, sizeof in - 1, 8);
+  char *body;
+  size_t len;
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_STR(body, "{}");
+  free(body);
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_STR(body, "[1]");
+  free(body);
+  CHECK_INT(lt_read(r, &body, &len), LT_BAD_HEADER);
+  CHECK_INT(lt_read(r, &body, &len), LT_BAD_HEADER);
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_STR(body, "7");
+  free(body);
+  CHECK_INT(lt_read(r, &body, &len), LT_BAD_HEADER);
+  CHECK_INT(lt_read(r, &body, &len), LT_TOO_LARGE);
+  CHECK_INT(len, 10);
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_STR(body, "null");
+  free(body);
+  CHECK(lt_pending(r));
+  CHECK_INT(lt_read(r, &body, &len), LT_EOF);
+  CHECK(body == NULL);
+  CHECK_INT(lt_read(r, &body, &len), LT_EOF);
+  lt_reader_free(r);
+
+  /* A body with NUL bytes and a 1 MiB body arrive whole. */
+  size_t big = 1 << 20;
+  pd_buf b = {0};
+  pd_buf_printf(&b, "Content-Length: 3\r\n\r\na%cb", 0);
+  pd_buf_printf(&b, "Content-Length: %zu\r\n\r\n", big);
+  for (size_t i = 0; i < big; i++) pd_buf_putc(&b, (char)('a' + i % 26));
+  int fds[2];
+  if (pipe(fds) != 0) abort();
+  pid_t pid = fork();
+  if (pid == 0) { /* the writer: a pipe holds less than 1 MiB */
+    close(fds[0]);
+    ssize_t w = write(fds[1], b.data, b.len);
+    _exit(w == (ssize_t)b.len ? 0 : 1);
+  }
+  close(fds[1]);
+  r = lt_reader_new(fds[0], 2 << 20);
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_INT(len, 3);
+  CHECK(body && body[1] == '\0' && body[2] == 'b');
+  free(body);
+  CHECK_INT(lt_read(r, &body, &len), LT_MESSAGE);
+  CHECK_INT(len, big);
+  CHECK(body && body[big - 1] == (char)('a' + (big - 1) % 26));
+  free(body);
+  lt_reader_free(r);
+  close(fds[0]);
+  pd_buf_free(&b);
+}
+
+static void parse(const char *s, rpc_message *m) { rpc_parse(s, strlen(s), m); }
+
+static void test_jsonrpc(void) {
+  rpc_message m;
+  parse("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":{}}", &m);
+  CHECK_INT(m.kind, RPC_REQUEST);
+  CHECK_STR(m.method, "textDocument/hover");
+  CHECK_INT(json_integer_value(m.id), 3);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}", &m);
+  CHECK_INT(m.kind, RPC_NOTIFICATION);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":null}", &m);
+  CHECK_INT(m.kind, RPC_RESPONSE);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":", &m);
+  CHECK_INT(m.kind, RPC_INVALID);
+  CHECK_INT(m.err_code, RPC_PARSE_ERROR);
+  rpc_message_clear(&m);
+
+  parse("{\"id\":5,\"method\":\"x\"}", &m); /* no jsonrpc member: the id is still answered */
+  CHECK_INT(m.kind, RPC_INVALID);
+  CHECK_INT(m.err_code, RPC_INVALID_REQUEST);
+  CHECK_INT(json_integer_value(m.id), 5);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", &m);
+  CHECK_INT(m.err_code, RPC_INVALID_REQUEST);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":3}", &m);
+  CHECK_INT(m.err_code, RPC_INVALID_PARAMS);
+  rpc_message_clear(&m);
+
+  parse("{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"m\"}", &m);
+  CHECK_INT(m.err_code, RPC_INVALID_REQUEST);
+  CHECK(m.id == NULL);
+  rpc_message_clear(&m);
+
+  parse("[{\"jsonrpc\":\"2.0\",\"method\":\"m\"}]", &m);
+  CHECK_INT(m.err_code, RPC_INVALID_REQUEST);
+  rpc_message_clear(&m);
+
+  parse("\"just a string\"", &m);
+  CHECK_INT(m.err_code, RPC_INVALID_REQUEST);
+  rpc_message_clear(&m);
+
+  size_t n;
+  json_t *id = json_integer(9);
+  char *s = rpc_error(id, RPC_METHOD_NOT_FOUND, "nope", NULL, &n);
+  CHECK_STR(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32601,\"message\":\"nope\"}}");
+  free(s);
+  s = rpc_response(id, json_pack("{s:b}", "ok", 1), &n);
+  CHECK_STR(s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"ok\":true}}");
+  CHECK_INT(n, strlen(s));
+  free(s);
+  s = rpc_error(NULL, RPC_PARSE_ERROR, "bad \xff byte", NULL, &n);
+  CHECK(strstr(s, "\"id\":null") && strstr(s, "not valid UTF-8"));
+  free(s);
+  json_decref(id);
+}
+
+static doc_pos P(uint32_t l, uint32_t c) { return (doc_pos){l, c}; }
+
+static void test_positions(void) {
+  /* "a中😀b": 中 is 3 bytes / 1 UTF-16 unit, 😀 is 4 bytes / 2 units. */
+  const char *t = "x\r\na\xe4\xb8\xad\xf0\x9f\x98\x80" "b\rlast\n";
+  size_t len = strlen(t);
+  doc_lines l = {0};
+  doc_lines_build(&l, t, len);
+  CHECK_INT(l.n, 4); /* "x", "a中😀b", "last", "" */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(1, 0)), 3);
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(1, 2)), 7);
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(1, 3)), 7);  /* inside 😀: its start */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(1, 4)), 11);
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF8, P(1, 4)), 4 + 3); /* inside 中 (bytes) */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF32, P(1, 3)), 11);
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(1, 99)), 12); /* clamped to the line end */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(0, 9)), 1);   /* before "\r\n" */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(2, 1)), 14);  /* lone \r ends a line */
+  CHECK_INT(doc_lines_offset(&l, t, len, DOC_UTF16, P(9, 0)), len); /* past the end */
+  doc_pos p = doc_lines_position(&l, t, len, DOC_UTF16, 11);
+  CHECK_INT(p.line, 1);
+  CHECK_INT(p.character, 4);
+  p = doc_lines_position(&l, t, len, DOC_UTF16, 8); /* inside 😀 */
+  CHECK_INT(p.character, 2);
+  p = doc_lines_position(&l, t, len, DOC_UTF8, 11);
+  CHECK_INT(p.character, 8);
+  p = doc_lines_position(&l, t, len, DOC_UTF16, 2); /* between \r and \n */
+  CHECK_INT(p.line, 0);
+  CHECK_INT(p.character, 1);
+  p = doc_lines_position(&l, t, len, DOC_UTF16, len);
+  CHECK_INT(p.line, 3);
+  CHECK_INT(p.character, 0);
+  CHECK_INT(doc_units("\xe4\xb8\xad\xf0\x9f\x98\x80\xff", 8, DOC_UTF16), 4); /* bad byte: 1 */
+  doc_lines_free(&l);
+}
+
+static void test_document(void) {
+  doc_document *d = doc_new("file:///w/a%20b.sh", "shellscript", 1, "echo 中文\n--tp 2\n", strlen("echo 中文\n--tp 2\n"));
+  CHECK_STR(d->path, "/w/a b.sh");
+  /* Replace "文" (line 0, UTF-16 column 6..7) by "😀x" and join the two lines. */
+  CHECK(doc_edit(d, DOC_UTF16, P(0, 6), P(0, 7), "\xf0\x9f\x98\x80x", 5));
+  CHECK_STR(d->text, "echo 中\xf0\x9f\x98\x80x\n--tp 2\n");
+  CHECK(doc_edit(d, DOC_UTF16, P(0, 9), P(1, 0), " ", 1));
+  CHECK_STR(d->text, "echo 中\xf0\x9f\x98\x80x --tp 2\n");
+  CHECK(!doc_edit(d, DOC_UTF16, P(0, 5), P(0, 2), "", 0)); /* start after end */
+  CHECK(doc_edit(d, DOC_UTF16, P(7, 0), P(8, 0), "tail", 4)); /* past the end: appended */
+  CHECK_STR(d->text, "echo 中\xf0\x9f\x98\x80x --tp 2\ntail");
+  doc_set_text(d, "", 0);
+  CHECK_INT(d->len, 0);
+  CHECK_INT(d->lines.n, 1);
+  doc_free(d);
+
+  char *u = doc_path_to_uri("/tmp/a b/中.sh");
+  CHECK_STR(u, "file:///tmp/a%20b/%E4%B8%AD.sh");
+  char *p = doc_uri_to_path(u);
+  CHECK_STR(p, "/tmp/a b/中.sh");
+  free(u);
+  free(p);
+  CHECK(doc_uri_to_path("untitled:Untitled-1") == NULL);
+  CHECK(doc_uri_to_path("file:///a%00b") == NULL);
+  p = doc_uri_to_path("file://localhost/etc/x.sh");
+  CHECK_STR(p, "/etc/x.sh");
+  free(p);
+
+  char *n = fm_normalize("/a/./b//c/../d.sh");
+  CHECK_STR(n, "/a/b/d.sh");
+  free(n);
+  n = fm_normalize("/../x");
+  CHECK_STR(n, "/x");
+  free(n);
+  json_t *j = fm_string("ok \xff\xfe end");
+  CHECK_STR(json_string_value(j), "ok \xef\xbf\xbd\xef\xbf\xbd end");
+  json_decref(j);
+}
+
+static void test_config(void) {
+  cfg_settings c;
+  cfg_init(&c);
+  json_t *j = json_loads("{\"perfDoctor\": {\"gpu\": \"H100-80G\", \"lang\": \"zh\", \"rules\": "
+                         "{\"R-P10\": \"off\", \"R-M01\": \"info\", \"R-X\": \"loud\"}, "
+                         "\"disabledRules\": [\"R-C02\", 3], \"syntaxDiagnostics\": false}}",
+                         0, NULL);
+  char *errs = cfg_load(&c, j);
+  CHECK(errs && strstr(errs, "rules.R-X") && strstr(errs, "disabledRules[1]"));
+  free(errs);
+  CHECK_STR(c.gpu, "H100-80G");
+  CHECK_STR(c.lang, "zh");
+  CHECK(!c.syntax_diagnostics);
+  CHECK_INT(c.noverrides, 3);
+  au_config a = cfg_audit(&c);
+  CHECK_STR(a.gpu, "H100-80G");
+  int p10 = -9, m01 = -9, c02 = -9;
+  for (size_t i = 0; i < a.noverrides; i++) {
+    if (!strcmp(a.overrides[i].rule, "R-P10")) p10 = a.overrides[i].severity;
+    if (!strcmp(a.overrides[i].rule, "R-M01")) m01 = a.overrides[i].severity;
+    if (!strcmp(a.overrides[i].rule, "R-C02")) c02 = a.overrides[i].severity;
+  }
+  CHECK_INT(p10, -1);
+  CHECK_INT(m01, AU_INFO);
+  CHECK_INT(c02, -1);
+  json_decref(j);
+  /* Reloading replaces everything: a bad lang falls back to en. */
+  j = json_loads("{\"lang\": \"fr\"}", 0, NULL);
+  errs = cfg_load(&c, j);
+  CHECK(errs && strstr(errs, "lang"));
+  free(errs);
+  CHECK_STR(c.lang, "en");
+  CHECK(c.gpu == NULL);
+  CHECK_INT(c.noverrides, 0);
+  CHECK(c.syntax_diagnostics);
+  json_decref(j);
+  cfg_free(&c);
+}
+
+int main(void) {
+  test_transport();
+  test_jsonrpc();
+  test_positions();
+  test_document();
+  test_config();
+  return pd_test_exit("lsp_units");
+}

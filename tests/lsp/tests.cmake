@@ -1,0 +1,17 @@
+# Language server tests: C units for the pure modules, the random-edit equivalence test, and
+# transcripts replayed against the real binary (one ctest per transcript file).
+pd_add_unit(lsp_units ${CMAKE_CURRENT_LIST_DIR}/test_units.c)
+pd_add_unit(lsp_random_edits ${CMAKE_CURRENT_LIST_DIR}/test_random_edits.c)
+
+add_executable(lsp_transcript ${CMAKE_CURRENT_LIST_DIR}/transcript.c)
+target_link_libraries(lsp_transcript PRIVATE pdcore)
+target_compile_options(lsp_transcript PRIVATE ${PD_WARN})
+target_include_directories(lsp_transcript PRIVATE ${PD_TESTS_DIR})
+target_compile_definitions(lsp_transcript PRIVATE PD_TESTS_DIR="${PD_TESTS_DIR}" PD_SHARED_DIR="${PD_SHARED_DIR}"
+  PD_BINARY="$<TARGET_FILE:perf-doctor>")
+add_dependencies(lsp_transcript perf-doctor)
+file(GLOB _lsp_transcripts CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/transcripts/*.lsp")
+foreach(_t ${_lsp_transcripts})
+  get_filename_component(_n ${_t} NAME_WE)
+  add_test(NAME lsp_tr_${_n} COMMAND lsp_transcript ${_t})
+endforeach()
