@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "analyzer/audit.h"
+#include "analyzer/audit_facts.h"
 #include "analyzer/cli.h"
 #include "analyzer/util.h"
 
@@ -122,6 +123,12 @@ int pd_cmd_check(int argc, char **argv) {
     return 2;
   }
   cfg.lang = lang;
+  if (cfg.gpu && !af_gpu_find(cfg.gpu)) {
+    fprintf(stderr, "perf-doctor check: unknown GPU '%s' (known: H20-96G, H20-141G, H100-80G, H800-80G, "
+                    "A100-80G, A100-40G, H200-141G, B200-192G, L20-48G)\n", cfg.gpu);
+    free(inputs.items);
+    return 2;
+  }
 
   strv files = {0};
   int status = 0;

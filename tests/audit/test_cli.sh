@@ -9,6 +9,8 @@ check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
 
 "$BIN" check >/dev/null 2>&1; check "no script -> 2" '[ $? -eq 2 ]'
 "$BIN" check --format xml "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null 2>&1; check "bad format -> 2" '[ $? -eq 2 ]'
+"$BIN" check --gpu TPUv5 "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null 2>&1; check "unknown gpu -> 2" '[ $? -eq 2 ]'
+out=$("$BIN" check --gpu h100 "$FX/text/run-qwen3-4B-8xgpu.sh"); check "gpu option shown, not assumed" 'echo "$out" | grep -q "GPU=H100 80GB$"'
 "$BIN" check /nonexistent/run.sh >/dev/null 2>&1; check "missing file -> 2" '[ $? -eq 2 ]'
 "$BIN" check --rules /nonexistent.json "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null 2>&1; check "missing rules file -> 2" '[ $? -eq 2 ]'
 "$BIN" check --lang en "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null; check "clean script -> 0" '[ $? -eq 0 ]'
