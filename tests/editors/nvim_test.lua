@@ -67,12 +67,23 @@ local function run()
     return default_publish(err, result, ctx, config)
   end
 
+  -- Any window/showMessage (the server's warning about settings it rejected) fails the test.
+  local messages = {}
+  vim.lsp.handlers['window/showMessage'] = function(_, result)
+    table.insert(messages, result.message)
+  end
+
   local pd = require('perf_doctor')
   check(pd.contains_train_invocation({ '  python3 -m relax.entrypoints.train \\' }), 'invocation detected')
   check(not pd.contains_train_invocation({ '# python3 -m relax.entrypoints.train' }), 'commented-out invocation ignored')
   check(not pd.contains_train_invocation({ 'python3 -m relax.entrypoints.train_sft' }), 'other module ignored')
   check(pd.is_training_script_path(script), 'fixture path is a training script')
   check(not pd.is_training_script_path('/r/scripts/models/qwen3-4B.sh'), 'model configs are not training scripts')
+  -- No settings must still be a JSON object for initializationOptions (the server rejects []).
+  check(vim.fn.json_encode((pd.server_settings({}))) == '{}', 'empty settings encode as {}', vim.fn.json_encode((pd.server_settings({}))))
+  local mapped, problems = pd.server_settings({ gpu = '', lang = 'zh', rules = {}, disabledRules = { 'R-P03' }, syntaxDiagnostics = 'yes' })
+  check(vim.fn.json_encode(mapped) == vim.fn.json_encode({ lang = 'zh', disabledRules = { 'R-P03' } }), 'settings mapping drops empty values', vim.fn.json_encode(mapped))
+  check(#problems == 1 and problems[1]:find('syntaxDiagnostics', 1, true), 'a wrong type is reported', table.concat(problems, '; '))
 
   pd.setup({ cmd = { bin, 'lsp' }, settings = { lang = 'en', rules = { ['R-P16'] = 'off' }, gpu = '' } })
 
@@ -200,6 +211,16 @@ local function run()
     return publishes[uri] > before_publishes and not codes(vim.diagnostic.get(buf))['R-P24']
   end, 10)
   check(got, 'set_settings switches R-P24 off', select(2, codes(vim.diagnostic.get(buf))))
+  -- Empty settings must reach the server as an empty object (an empty Lua table would encode
+  -- as [] and be rejected), and bring the defaults back.
+  before_publishes = publishes[uri]
+  pd.set_settings({})
+  got = vim.wait(20000, function()
+    local now = codes(vim.diagnostic.get(buf))
+    return publishes[uri] > before_publishes and now['R-P24'] and now['R-P16']
+  end, 10)
+  check(got, 'set_settings({}) restores the defaults (R-P16, R-P24 back)', select(2, codes(vim.diagnostic.get(buf))))
+  check(#messages == 0, 'the server accepted every setting (no window/showMessage)', table.concat(messages, ' | '))
 end
 
 local ok, err = xpcall(run, debug.traceback)
