@@ -169,3 +169,31 @@ test('a missing executable is an error message naming the setting', async (t) =>
   assert.equal(log.errors.length, 1);
   assert.match(log.errors[0], /cannot start ".*no-such-dir\/perf-doctor lsp" .*check perfDoctor\.path/);
 });
+
+test('the fake client module matches the real vscode-languageclient/node where extension.js uses it', () => {
+  // Load the real package with a permissive stand-in for `vscode` (it only needs to load).
+  const Module = require('module');
+  const load = Module._load;
+  const anything = () =>
+    new Proxy(function () {}, {
+      get: (_, k) => (k === Symbol.toPrimitive ? () => '' : k === 'prototype' ? {} : anything()),
+      construct: () => anything(),
+      apply: () => anything(),
+    });
+  Module._load = function (request, ...rest) {
+    return request === 'vscode' ? anything() : load.call(this, request, ...rest);
+  };
+  let real;
+  try {
+    real = require('vscode-languageclient/node');
+  } finally {
+    Module._load = load;
+  }
+  const fake = createLanguageClientModule([]);
+  assert.equal(typeof real.LanguageClient, 'function');
+  assert.equal(real.TransportKind.stdio, fake.TransportKind.stdio);
+  for (const name of ['DidOpenTextDocumentNotification', 'DidChangeConfigurationNotification', 'ExecuteCommandRequest'])
+    assert.equal(real[name].type.method, fake[name].type.method, name);
+  for (const m of ['start', 'stop', 'sendRequest', 'sendNotification'])
+    assert.equal(typeof real.LanguageClient.prototype[m], 'function', m);
+});
