@@ -852,7 +852,6 @@ static void col_free(col *c) {
   free(c->scratch[1]);
 }
 
-static int long_cmp2(const void *a, const void *b) { return long_cmp(a, b); }
 
 tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   static const tr_rank_opts defaults = {false};
@@ -901,7 +900,7 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
     for (size_t j = 0; j < r->n_streams && !seen; j++) seen = r->streams[j] == c.g[i].stream;
     if (!seen) *PD_PUSH(r->streams, r->n_streams, caps) = (long)c.g[i].stream;
   }
-  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, long_cmp2);
+  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, long_cmp);
   analyze_hta(&c, opts);
   analyze_steps(&c);
   col_free(&c);
