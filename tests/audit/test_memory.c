@@ -43,6 +43,10 @@ int main(void) {
     CHECK(within(fact(r, "static_gb"), 52.0, 0.10));
     CHECK(within(fact(r, "P_b"), 35.0, 0.10));
     CHECK(within(fact(r, "P_active_b"), 3.0, 0.15));
+    /* MOE_LAYER_FREQ built by a for-loop + printf -v in the model config: 40 MoE layers; KV only
+     * on the full-attention layers of the hybrid-attention family */
+    CHECK(fact(r, "moe_layers") == 40);
+    CHECK(fact(r, "L_attn") == 10);
     CHECK(fx_find(r, "R-M01") == NULL); /* skipped: the trio is set */
     const au_finding *host = fx_find(r, "R-M07");
     CHECK(host != NULL && host->severity == AU_INFO); /* node RAM unknown → info */
@@ -65,6 +69,14 @@ int main(void) {
     au_result_free(r);
   }
 
+  /* "[0]*$N_DENSE_LAYERS+[1]*$N_MOE_LAYERS" → 48 MoE layers; Qwen3-30B-A3B ≈ 30.5 B / 3.3 B */
+  r = fx_run("text/run-qwen3-30B-A3B-8xgpu.sh", "", NULL, NULL);
+  if (r) {
+    CHECK(fact(r, "moe_layers") == 48);
+    CHECK(within(fact(r, "P_b"), 30.5, 0.05));
+    CHECK(within(fact(r, "P_active_b"), 3.3, 0.10));
+    au_result_free(r);
+  }
   /* the GPU table: an explicit GPU replaces the H20 assumption */
   au_config cfg = {0};
   cfg.gpu = "A100-40G";
