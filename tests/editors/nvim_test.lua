@@ -237,6 +237,28 @@ local function run()
   end, 10)
   check(got, 'set_settings({}) restores the defaults (R-P16, R-P24 back)', select(2, codes(vim.diagnostic.get(buf))))
   check(#messages == 0, 'the server accepted every setting (no window/showMessage)', table.concat(messages, ' | '))
+
+  -- 7. Other shell scripts are left alone until they launch relax.entrypoints.train.
+  local function perf_doctor_attached(b)
+    for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+      if c.name == 'perf-doctor' and vim.lsp.buf_is_attached(b, c.id) then return true end
+    end
+    return false
+  end
+  local other = vim.fn.fnamemodify(script, ':h:h:h:h') .. '/tools/cleanup.sh'
+  vim.fn.mkdir(vim.fn.fnamemodify(other, ':h'), 'p')
+  vim.fn.writefile({ '#!/bin/bash', 'rm -rf /tmp/x' }, other)
+  vim.cmd('edit ' .. vim.fn.fnameescape(other))
+  local obuf = vim.api.nvim_get_current_buf()
+  vim.wait(200, function() return false end, 10)
+  check(vim.bo[obuf].filetype == 'sh' and not perf_doctor_attached(obuf), 'a plain shell script is not attached')
+  vim.api.nvim_buf_set_lines(obuf, -1, -1, false, { 'python3 -m relax.entrypoints.train --colocate' })
+  vim.cmd('write')
+  -- 0.7 lists a client only once it has initialised.
+  check(vim.wait(20000, function() return perf_doctor_attached(obuf) end, 10),
+    'attached once it launches relax.entrypoints.train and is written')
+  local ouri = vim.uri_from_bufnr(obuf)
+  check(vim.wait(20000, function() return (publishes[ouri] or 0) > 0 end, 10), 'and diagnosed')
 end
 
 local ok, err = xpcall(run, debug.traceback)
