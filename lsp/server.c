@@ -339,55 +339,70 @@ static const char *doc_path(const srv_doc *d) { return d->doc->path ? d->doc->pa
 static void analyse(srv *s, srv_doc *d) {
   double t0 = now_ms();
   d->dirty = false;
-  json_t *old = d->contrib;
-  clear_analysis(d);
-  d->contrib = json_object();
   srv_doc *owner = owner_of(s, d);
-  if (!owner) {
-    const TSTree *tree = doc_parse(d->doc, s->parser);
-    au_config ac = audit_config(s, doc_path(d));
-    d->result = au_run(doc_path(d), d->doc->text, d->doc->len, tree, &ac);
-    d->result_version = d->doc->version;
-    fm_init(&d->map, d->result->model, d->doc->uri, s->enc, uri_of, s);
-    for (size_t i = 1; i < d->map.nfiles; i++) {
-      if (!d->map.files[i].path) continue;
-      *PD_PUSH(d->deps, d->ndeps, d->deps_cap) = pd_xstrdup(d->map.files[i].path);
-      /* A newly sourced open document stops analysing itself. */
-      srv_doc *dep = find_doc_path(s, d->map.files[i].path);
-      if (dep && dep != d && json_object_size(dep->contrib) > 0) dep->dirty = true;
-    }
-    dg_options o = {s->cap_related, s->cfg.syntax_diagnostics, NULL};
-    json_decref(d->contrib);
-    d->contrib = dg_build(d->result, &d->map, &o);
-    for (size_t i = 0; i < d->result->nerrors; i++) show_message(s, LOG_WARNING, d->result->errors[i]);
+  if (owner) {
+    /* Sourced by an open script: that script's analysis reports on this file. */
+    json_t *old = d->contrib;
+    clear_analysis(d);
+    d->contrib = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(old, key, v) if (strcmp(key, d->doc->uri) != 0) publish(s, key);
+    json_decref(old);
+    if (owner->dirty) analyse(s, owner); /* publishes this document too */
+    else publish(s, d->doc->uri);
+    return;
   }
+  const TSTree *tree = doc_parse(d->doc, s->parser);
+  au_config ac = audit_config(s, doc_path(d));
+  au_result *r = au_run(doc_path(d), d->doc->text, d->doc->len, tree, &ac);
   double t1 = now_ms();
+  /* The result answers requests about this version; whether to publish it depends on what is
+   * already waiting: a queued edit of the script or of a file it read supersedes it. */
+  clear_analysis(d);
+  d->result = r;
+  d->result_version = d->doc->version;
+  fm_init(&d->map, r->model, d->doc->uri, s->enc, uri_of, s);
   drain(s);
   bool stale = queued_change(s, d->doc->uri);
-  for (size_t i = 0; !stale && i < d->ndeps; i++) {
-    srv_doc *dep = find_doc_path(s, d->deps[i]);
-    stale = dep && queued_change(s, dep->doc->uri);
+  for (size_t i = 1; i < d->map.nfiles; i++) {
+    if (!d->map.files[i].path) continue;
+    *PD_PUSH(d->deps, d->ndeps, d->deps_cap) = pd_xstrdup(d->map.files[i].path);
+    srv_doc *dep = find_doc_path(s, d->map.files[i].path);
+    if (dep && dep != d && queued_change(s, dep->doc->uri)) stale = true;
   }
   if (stale) {
-    /* Superseded: keep the old diagnostics on screen until the newer version is analysed. */
-    log_msg(s, LOG_DEBUG, "analysis of %s v%lld superseded by a newer message", d->doc->uri, d->doc->version);
-    json_decref(d->contrib);
-    d->contrib = old;
+    log_msg(s, LOG_DEBUG, "analysis of %s v%lld superseded by a queued change", d->doc->uri, d->doc->version);
     d->dirty = true;
     return;
   }
-  /* Republish every file whose diagnostics this document touches, now or before. */
-  json_t *uris = json_object();
+  json_t *uris = json_object(); /* every file whose diagnostics this document touches */
+  json_object_set_new(uris, d->doc->uri, json_true());
+  for (size_t i = 0; i < d->ndeps; i++) {
+    srv_doc *dep = find_doc_path(s, d->deps[i]);
+    if (!dep || dep == d) continue;
+    /* An open document it sources gets its diagnostics from here from now on. */
+    json_object_set_new(uris, dep->doc->uri, json_true());
+    const char *key;
+    json_t *v;
+    json_object_foreach(dep->contrib, key, v) json_object_set_new(uris, key, json_true());
+    json_object_clear(dep->contrib);
+    clear_analysis(dep);
+    dep->dirty = false;
+  }
+  dg_options o = {s->cap_related, s->cfg.syntax_diagnostics, NULL};
+  json_t *old = d->contrib;
+  d->contrib = dg_build(r, &d->map, &o);
   const char *key;
   json_t *v;
   json_object_foreach(old, key, v) json_object_set_new(uris, key, json_true());
   json_object_foreach(d->contrib, key, v) json_object_set_new(uris, key, json_true());
-  if (!owner) json_object_set_new(uris, d->doc->uri, json_true());
   json_object_foreach(uris, key, v) publish(s, key);
   json_decref(uris);
   json_decref(old);
+  for (size_t i = 0; i < r->nerrors; i++) show_message(s, LOG_WARNING, r->errors[i]);
   log_msg(s, LOG_DEBUG, "analysed %s v%lld in %.2f ms (%zu findings)", d->doc->uri, d->doc->version,
-        t1 - t0, d->result ? d->result->nfindings : 0);
+          t1 - t0, r->nfindings);
 }
 
 /* The analysis that covers d (its own, or its owner's), brought up to date; NULL when d is not

@@ -9,6 +9,7 @@
  *   open URI FILE [LANG] didOpen URI (version 1) with the text of FILE (relative to the fixtures)
  *   expect JSON          the next message must match JSON; consecutive expects match in any order
  *   quiet MS             no message (other than window/logMessage) arrives within MS milliseconds
+ *   silent MS            no message at all arrives within MS milliseconds
  *   close                close the server's stdin
  *   exit CODE            the server exits with CODE (within the timeout)
  *   copy SRC DST         copy fixture file SRC (or an absolute path) to ${TMP}/DST
@@ -16,6 +17,7 @@
  *   hold / flush         collect the following sends and write them in one go (so the server
  *                        finds them all waiting at once)
  *   pad N                write N bytes of 'x' (an oversized body)
+ *   exists P / absent P  ${TMP}/P is a non-empty file / is not
  * Variables: ${WS} is the fixture workspace (tests/lsp/fixtures/ws), ${WSURI} its file URI,
  * ${TMP} a scratch folder made for this transcript, ${TMPURI} its URI, ${SHARED} the shared
  * reference folder (real traces).
@@ -285,14 +287,14 @@ static void expect_group(session *s, json_t *group) {
   }
 }
 
-static void quiet(session *s, int ms) {
+static void quiet(session *s, int ms, bool logs_too) {
   double deadline = now_ms() + ms;
   int left;
   while ((left = (int)(deadline - now_ms())) > 0 && pump(s, left)) {
   }
   for (size_t h = 0; h < json_array_size(s->held);) {
     json_t *m = json_array_get(s->held, h);
-    if (!is_log(m)) {
+    if (logs_too || !is_log(m)) {
       char *got = json_dumps(m, JSON_COMPACT);
       fail(s, "expected silence, got %s", got);
       free(got);
@@ -486,10 +488,18 @@ static void run_file(const char *file) {
       send_bytes(s, buf, n);
       free(buf);
     } else if (!strcmp(d, "write")) do_write(s, arg);
+    else if (!strcmp(d, "exists") || !strcmp(d, "absent")) {
+      char *path = pd_xasprintf("%s/%s", s->tmp, arg);
+      struct stat st;
+      bool there = stat(path, &st) == 0 && st.st_size > 0;
+      if (there != !strcmp(d, "exists")) fail(s, "%s: %s", path, there ? "exists" : "missing or empty");
+      free(path);
+    }
     else if (!strcmp(d, "expect") && j) json_array_append(group, j);
     else if (!strcmp(d, "open")) do_open(s, arg);
     else if (!strcmp(d, "copy")) do_copy(s, arg);
-    else if (!strcmp(d, "quiet")) quiet(s, atoi(arg));
+    else if (!strcmp(d, "quiet")) quiet(s, atoi(arg), false);
+    else if (!strcmp(d, "silent")) quiet(s, atoi(arg), true);
     else if (!strcmp(d, "close")) {
       close(s->to);
       s->to = -1;
