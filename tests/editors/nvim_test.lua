@@ -253,7 +253,7 @@ local function run()
   vim.wait(200, function() return false end, 10)
   check(vim.bo[obuf].filetype == 'sh' and not perf_doctor_attached(obuf), 'a plain shell script is not attached')
   vim.api.nvim_buf_set_lines(obuf, -1, -1, false, { 'python3 -m relax.entrypoints.train --colocate' })
-  vim.cmd('write')
+  vim.cmd('silent write')
   -- 0.7 lists a client only once it has initialised.
   check(vim.wait(20000, function() return perf_doctor_attached(obuf) end, 10),
     'attached once it launches relax.entrypoints.train and is written')

@@ -32,6 +32,7 @@ local defaults = {
 local state = {
   config = nil, -- the merged setup() options
   clients = {}, -- root_dir -> client id (the 0.7 path; vim.lsp.start reuses clients itself)
+  started = {}, -- client id -> true, for every client this plugin started
   scratch = {}, -- scratch buffer name -> bufnr
 }
 
@@ -148,12 +149,23 @@ end
 
 -- ---- clients -------------------------------------------------------------------------------
 
+-- Running perf-doctor clients, including those still initialising (0.7's
+-- get_active_clients lists a client only once it has initialised).
 local function get_clients()
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
-  local out = {}
+  local out, seen = {}, {}
   for _, c in pairs(get()) do
     if c.name == NAME then
       table.insert(out, c)
+      seen[c.id] = true
+    end
+  end
+  for id in pairs(state.started) do
+    local c = not seen[id] and vim.lsp.get_client_by_id(id)
+    if c then
+      table.insert(out, c)
+    elseif not seen[id] then
+      state.started[id] = nil
     end
   end
   return out
@@ -220,6 +232,7 @@ local function attach(bufnr)
     notify(string.format('cannot start %q (%s); set cmd in setup()', table.concat(state.config.cmd, ' '), tostring(id)))
     return nil
   end
+  state.started[id] = true
   return id
 end
 
@@ -261,6 +274,7 @@ local function client_for(bufnr)
     notify(string.format('cannot start %q (%s)', table.concat(state.config.cmd, ' '), tostring(id)))
     return nil
   end
+  state.started[id] = true
   return vim.lsp.get_client_by_id(id), false
 end
 
