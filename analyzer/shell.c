@@ -338,7 +338,11 @@ static char *expand_children_scalar(builder *outer, TSNode n, uint32_t from, uin
 }
 
 static void add_spread(builder *b, const word_ctx *w, const sh_fields *arr, bool quoted) {
-  for (size_t i = 0; arr && i < arr->n; i++) {
+  /* The spread array may be the one being filled (A+=(x"${A[@]}")): work on a copy. */
+  sh_fields copy = {0};
+  for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push_copy(&copy, &arr->v[i]);
+  arr = &copy;
+  for (size_t i = 0; i < arr->n; i++) {
     const sh_field *src = &arr->v[i];
     if (!quoted) {
       if (i > 0 && (b->have || b->cur.len)) emit(b, w->word, w->group, w->conditional);
@@ -351,6 +355,7 @@ static void add_spread(builder *b, const word_ctx *w, const sh_fields *arr, bool
     b->have = true;
     if (!src->resolved) b->resolved = false;
   }
+  sh_fields_free(&copy);
 }
 
 static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap) {
@@ -869,7 +874,13 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
   bool defined = false;
   const sh_fields *arr = NULL;
   if (lone_spread(e, f, node, &arr, &defined)) {
-    for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push_copy(out, &arr->v[i]);
+    /* A+=("${A[@]}"): the source may be the array being filled, which pushing reallocates. */
+    size_t n = arr ? arr->n : 0;
+    for (size_t i = 0; i < n; i++) {
+      sh_field tmp;
+      sh_field_copy(&tmp, &arr->v[i]);
+      *PD_PUSH(out->v, out->n, out->cap) = tmp;
+    }
     if (!defined) push_marker(out, f, node, group, conditional)->undefined_array = true;
     return;
   }

@@ -481,6 +481,15 @@ static void test_expansions(void) {
   CHECK(ed && !strcmp(ed->value, "/m/exps") && ed->range.start_line == 0 && !ed->exported);
   CHECK(sm_var_get(m, "GONE") == NULL);
   sm_model_free(m);
+
+  /* an array spread into itself (found by the random-edit test): no use after free */
+  const char *s2 = "A=(--a 1 --b 2 --c 3 --d 4 --e 5 --f 6 --g 7 --h 8 --i 9)\n"
+                   "A+=(\"${A[@]}\")\nA+=(x\"${A[@]}\"y)\n"
+                   "python3 -m relax.entrypoints.train \"${A[@]}\"\n";
+  m = build_text("/tmp/run-self.sh", s2, NULL);
+  CHECK(nth(m, "--i", 1) != NULL && nth(m, "--i", 1)->overridden);
+  CHECK_INT(m->nflags, 35); /* 9 + 9, then 18 more of which x--a is a value, not a flag */
+  sm_model_free(m);
 }
 
 /* A 30,000-line script: arrays of flags and noise; every flag is found. */
