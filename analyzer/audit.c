@@ -177,6 +177,11 @@ static void build_edits(au_finding *f, const sm_model *m, const ac_case *c, cons
     if (ed->op == AC_REMOVE) {
       if (cur) remove_flag(f, &cap, m, ed->flag);
     } else if (cur && ed->op == AC_SET && value) {
+      /* setting a flag to the value it already has is not a fix */
+      if (cur->nvalues == 1 && !strcmp(cur->values[0].text, value)) {
+        free(value);
+        continue;
+      }
       if (cur->nvalues) {
         push_edit(f, &cap, m, cur->file, cur->values[0].range.start_byte,
                   cur->values[cur->nvalues - 1].range.end_byte, pd_xstrdup(value));
