@@ -112,17 +112,25 @@ class Session {
     return res;
   }
 
+  // shutdown + exit; resolves to {code, signal} of the process ({code: 'timeout'} if it did
+  // not exit within 5 s, then it is killed), with `error` when the shutdown request failed.
   async close() {
+    let error;
     try {
       await this.conn.sendRequest('shutdown');
       await this.conn.sendNotification('exit');
-    } finally {
-      const status = await Promise.race([this.exited, new Promise((r) => setTimeout(() => r({ code: 'timeout' }), 5000))]);
-      this.conn.dispose();
-      if (status.code === 'timeout') this.proc.kill();
-      return status;
+    } catch (err) {
+      error = err.message;
     }
+    let timer;
+    const late = new Promise((r) => (timer = setTimeout(() => r({ code: 'timeout' }), 5000)));
+    const status = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    this.conn.dispose();
+    if (status.code === 'timeout') this.proc.kill();
+    return error ? { ...status, error } : status;
   }
+
 }
 
 // Applies LSP TextEdits (UTF-16 positions, which is what JavaScript strings index) to text.
