@@ -1,5 +1,6 @@
 #include "analyzer/trace_event.h"
 
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,20 @@ static int64_t as_int(const tr_slice *n) {
 /* µs literal -> ns. */
 static bool as_ns(const tr_slice *n, int64_t *out) { return dec_scaled(n, 3, true, out); }
 
+/* The literal as the nearest double (strtod rounds correctly), whatever LC_NUMERIC says. */
+static double as_double(const tr_slice *n) {
+  char buf[96];
+  size_t k = n->n < sizeof buf - 1 ? n->n : sizeof buf - 1;
+  memcpy(buf, n->p, k);
+  buf[k] = '\0';
+  const char *dp = localeconv()->decimal_point;
+  if (dp && dp[0] && dp[0] != '.' && !dp[1]) {
+    char *dot = strchr(buf, '.');
+    if (dot) *dot = dp[0];
+  }
+  return strtod(buf, NULL);
+}
+
 static bool key_is(const tr_slice *k, const char *lit) {
   size_t n = strlen(lit);
   if (!k->escaped) return k->n == n && memcmp(k->p, lit, n) == 0;
@@ -245,7 +260,10 @@ static bool want_num(ps *s, tr_num *out, bool to_ns, int depth) {
     bool real;
     if (!number(s, &n, &real)) return false;
     out->real = real;
-    if (to_ns) out->present = as_ns(&n, &out->v);
+    if (to_ns) {
+      out->present = as_ns(&n, &out->v);
+      out->us = real ? as_double(&n) : (double)(out->v / 1000);
+    }
     else {
       out->v = as_int(&n);
       out->present = true;

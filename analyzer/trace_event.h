@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
   bool present, real;
   int64_t v;
+  double us; /* ts / dur only: the literal as the nearest double, as Python's json reads it */
 } tr_num;
 
 typedef struct {

@@ -110,20 +110,23 @@ typedef struct {
   uint32_t rt_dur;  /* the launch call's duration, ns (saturates at 4.29 s) */
   int32_t stream;
   uint32_t name;
-  uint32_t ci : 28; /* index into col.cinfo, or CI_NONE */
+  uint32_t ci : 20; /* index into col.cinfo, or CI_NONE (past a million: no collective args) */
+  uint32_t adj : 4;    /* HTA's double rounding of this row, see hta_adj */
+  uint32_t rt_adj : 4; /* ... and of its launch call */
   uint32_t kcat : 1;    /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
   uint32_t has_corr : 1;
   uint32_t has_rt : 1;  /* a CPU row with the same correlation was found */
   uint32_t launch : 1;  /* ... and it is one of the launch calls HTA's launch stats count */
 } gev;
 
-#define CI_NONE ((1u << 28) - 1)
+#define CI_NONE ((1u << 20) - 1)
 
 /* One CPU row with a correlation id (runtime / driver call): 24 bytes. */
 typedef struct {
   int64_t corr, ts;
   uint32_t dur; /* ns, saturating */
-  uint32_t name;
+  uint32_t name : 28;
+  uint32_t adj : 4;
 } rtev;
 
 static uint32_t sat_u32(int64_t x) { return x < 0 ? 0 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
@@ -137,6 +140,7 @@ typedef struct {
   long n;
   int64_t ts, end;
   bool user_annotation;
+  unsigned adj;
 } steprow;
 
 typedef struct {
@@ -207,9 +211,9 @@ static void rt_index(col *c, size_t idx) {
   c->rtslot[h] = (uint32_t)idx + 1;
 }
 
-static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name) {
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name, unsigned adj) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
-  *r = (rtev){corr, ts, sat_u32(end - ts), name};
+  *r = (rtev){corr, ts, sat_u32(end - ts), name, adj};
   if (c->nrt * 2 > c->nrtslot) {
     size_t ns = c->nrtslot ? c->nrtslot * 2 : 4096;
     free(c->rtslot);
@@ -254,6 +258,22 @@ static void host_add(col *c, int64_t b, int64_t e) {
 
 static bool cat_is(const tr_event *ev, const char *lit) { return tr_slice_eq(&ev->cat, lit); }
 
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+/* HTA rounds with pandas floats: ceil(ts) and floor(ts + dur) on doubles. Past about 2^50 µs
+ * (absolute epoch µs with ns decimals) a double cannot hold the ns digits, so its rounding
+ * can differ from the exact decimal one by a µs. The difference, -1..1 for start and for end,
+ * is packed in 4 bits: (start + 1) * 3 + (end + 1). */
+static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
+  if (!ev->ts.real && !ev->dur.real) return 4; /* integers: doubles are exact */
+  double b = ceil(ev->ts.us), e = floor(ev->ts.us + ev->dur.us);
+  int64_t db = (int64_t)b - ceil_div(ts, 1000), de = (int64_t)e - floor_div(end, 1000);
+  db = db < -1 ? -1 : db > 1 ? 1 : db;
+  de = de < -1 ? -1 : de > 1 ? 1 : de;
+  return (unsigned)((db + 1) * 3 + (de + 1));
+}
+
 static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   (void)offset;
   col *c = vc;
@@ -278,12 +298,14 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
     g->link = corr;
     g->has_corr = corr >= 0;
     g->has_rt = g->launch = 0;
+    g->rt_adj = 4;
     g->rt_dur = 0;
     g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
     g->name = names_intern(&c->nm, name);
     g->kcat = cat_is(ev, "kernel") || cat_is(ev, "Kernel") || cat_is(ev, "gpu_memset") || cat_is(ev, "Memset") ||
               cat_is(ev, "gpu_memcpy") || cat_is(ev, "Memcpy") || cat_is(ev, "mtia_ccp_events");
     g->ci = CI_NONE;
+    g->adj = hta_adj(ev, ts, end) & 15u;
     if (names_class(&c->nm, g->name) == TR_COMM && c->nci < CI_NONE) {
       cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
       ci->coll = slice_intern(c, &ev->coll_name);
@@ -296,11 +318,11 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
     }
     return;
   }
-  if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name));
+  if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name), hta_adj(ev, ts, end));
   long n;
   if (parse_step(name, &n)) {
     steprow *sr = PD_PUSH(c->st, c->nst, c->capst);
-    *sr = (steprow){n, ts, end, cat_is(ev, "user_annotation")};
+    *sr = (steprow){n, ts, end, cat_is(ev, "user_annotation"), hta_adj(ev, ts, end)};
   }
   bool op = cat_is(ev, "cpu_op");
   if (op || cat_is(ev, "cuda_runtime") || cat_is(ev, "cuda_driver") || cat_is(ev, "Runtime")) host_add(c, ts, end);
@@ -354,16 +376,14 @@ void tr_parse_file_name(const char *path, int *rank, int *dp, int *tp, int *pp) 
 
 /* ---- HTA analyses ---- */
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
 typedef struct {
   int64_t ts, end; /* HTA's view (rounded when the trace has float ts), ns */
 } hspan;
 
-static hspan hta_span(bool round, int64_t ts, int64_t end) {
+static hspan hta_span(bool round, int64_t ts, int64_t end, unsigned adj) {
   if (!round) return (hspan){ts, end};
-  return (hspan){ceil_div(ts, 1000) * 1000, floor_div(end, 1000) * 1000};
+  int64_t db = (int64_t)(adj / 3) - 1, de = (int64_t)(adj % 3) - 1;
+  return (hspan){(ceil_div(ts, 1000) + db) * 1000, (floor_div(end, 1000) + de) * 1000};
 }
 
 static bool is_launch_api(const char *n) {
@@ -388,6 +408,7 @@ static void join_and_sort(col *c) {
       g->link = rt->ts;
       g->rt_dur = rt->dur;
       g->launch = is_launch_api(c->nm.str[rt->name]);
+      g->rt_adj = rt->adj;
     }
   }
   free(c->rt);
@@ -395,7 +416,7 @@ static void join_and_sort(col *c) {
   c->rt = NULL;
   c->rtslot = NULL;
   c->nrtslot = c->caprt = 0;
-  qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
+  if (c->ng) qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
 }
 
 /* Appends [b, e) to a set being built from intervals in start order, merging with HTA's rule
@@ -459,7 +480,7 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
   int64_t last_start = INT64_MIN, last_end = INT64_MIN;
   long last_n = -1;
   for (size_t i = 0; i < c->nst; i++) {
-    hspan sp = hta_span(round, c->st[i].ts, c->st[i].end);
+    hspan sp = hta_span(round, c->st[i].ts, c->st[i].end, c->st[i].adj);
     if (sp.ts > last_start) {
       last_start = sp.ts;
       last_n = c->st[i].n;
@@ -474,7 +495,7 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
     for (size_t i = 0; i < nd; i++) {
       bool early = false;
       for (size_t j = 0; j < c->nst; j++)
-        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end).ts < last_start) early = true;
+        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end, c->st[j].adj).ts < last_start) early = true;
       if (early) ns[k++] = ns[i];
     }
     h->n_iterations = k;
@@ -490,8 +511,8 @@ static void analyze_hta(col *c, const tr_rank_opts *opts) {
   size_t cap_sss = 0, nsss = 0;
   for (size_t i = 0; i < c->ng; i++) {
     const gev *g = &c->g[i];
-    hspan sp = hta_span(round, g->ts, g->end);
-    hspan rs = g->has_rt ? hta_span(round, g->link, g->link + g->rt_dur) : (hspan){0, 0};
+    hspan sp = hta_span(round, g->ts, g->end, g->adj);
+    hspan rs = g->has_rt ? hta_span(round, g->link, g->link + g->rt_dur, g->rt_adj) : (hspan){0, 0};
     if (h->filtered) {
       /* keep GPU rows launched by a CPU row inside the kept steps; a stream row without a
        * correlation is a "CPU row" to HTA and is judged by its own ts */
@@ -740,7 +761,7 @@ static void analyze_steps(col *c) {
     if (!dup) w[k++] = w[i];
   }
   nw = k;
-  if (nw == 0 && c->any_time) w[nw++] = (steprow){-1, c->tmin, c->tmax, true};
+  if (nw == 0 && c->any_time) w[nw++] = (steprow){-1, c->tmin, c->tmax, true, 4};
 
   r->steps = pd_xcalloc(nw + 1, sizeof *r->steps);
   r->n_steps = nw;

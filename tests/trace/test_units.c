@@ -243,8 +243,31 @@ static void test_event_parser(void) {
   pd_buf_free(&deep);
 }
 
+/* HTA rounds absolute float µs timestamps as doubles, which cannot hold their ns digits:
+ * ceil(1712195495519689.047) is ...689 in Python, not ...690. HTA parity follows that (it is
+ * what moves HTA's numbers on its own ns_resolution test trace); the per-step figures stay exact. */
+static void test_hta_double_rounding(void) {
+  const char *text =
+      "{\"traceEvents\": [\n"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+      "\"ts\":1712195495519680.250,\"dur\":3.5,\"args\":{\"correlation\":1}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,"
+      "\"ts\":1712195495519689.047,\"dur\":10.5,\"args\":{\"stream\":7,\"correlation\":1}}\n]}";
+  char *p = write_tmp(text);
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  CHECK(r->err == NULL);
+  CHECK(r->hta.rounded);
+  CHECK(fabs(r->hta.compute_us - 10.0) < 1e-9);  /* HTA: floor(689.047 + 10.5) - ceil(689.047) as doubles */
+  CHECK(fabs(r->steps[0].compute_us - 10.5) < 1e-9); /* exact */
+  CHECK(fabs(r->hta.launch_median_delay_us - 6.0) < 1e-9); /* 689 - floor(680.25 + 3.5) */
+  tr_rank_free(r);
+  unlink(p);
+  free(p);
+}
+
 int main(void) {
   test_event_parser();
+  test_hta_double_rounding();
   test_intervals();
   test_classes();
   test_file_names();
