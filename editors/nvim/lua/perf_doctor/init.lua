@@ -98,7 +98,7 @@ function M.contains_train_invocation(lines)
 end
 
 function M.should_attach(bufnr)
-  if vim.api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then
+  if vim.bo[bufnr].buftype ~= '' then
     return false
   end
   if M.is_training_script_path(vim.api.nvim_buf_get_name(bufnr)) then
@@ -308,13 +308,13 @@ function M.show_markdown(name, text)
   if lines[#lines] == '' then
     table.remove(lines)
   end
-  vim.api.nvim_buf_set_option(buf, 'modifiable', true)
+  vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.api.nvim_buf_set_option(buf, 'modifiable', false)
-  vim.api.nvim_buf_set_option(buf, 'modified', false)
-  vim.api.nvim_buf_set_option(buf, 'bufhidden', 'hide')
-  vim.api.nvim_buf_set_option(buf, 'swapfile', false)
-  vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'markdown'
   local win = vim.fn.bufwinid(buf)
   if win == -1 then
     vim.cmd('botright split')
@@ -416,7 +416,7 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd('BufWritePost', {
     group = group,
     callback = function(ev)
-      if vim.tbl_contains(state.config.filetypes, vim.api.nvim_buf_get_option(ev.buf, 'filetype')) then
+      if vim.tbl_contains(state.config.filetypes, vim.bo[ev.buf].filetype) then
         M.attach_if_wanted(ev.buf)
       end
     end,
@@ -431,7 +431,7 @@ function M.setup(opts)
 
   -- Buffers that were opened before setup().
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(state.config.filetypes, vim.api.nvim_buf_get_option(b, 'filetype')) then
+    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(state.config.filetypes, vim.bo[b].filetype) then
       M.attach_if_wanted(b)
     end
   end
