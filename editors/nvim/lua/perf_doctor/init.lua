@@ -395,9 +395,12 @@ end
 
 function M.setup(opts)
   state.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  -- A list is replaced, not merged, so that cmd = {'/x/perf-doctor', 'lsp'} is taken as given.
-  if opts and opts.cmd then
-    state.config.cmd = opts.cmd
+  -- Lists are replaced, not merged index by index: cmd = { '/x/perf-doctor', 'lsp' } and
+  -- filetypes = { 'sh' } are taken as given.
+  for _, k in ipairs({ 'cmd', 'filetypes' }) do
+    if opts and opts[k] then
+      state.config[k] = opts[k]
+    end
   end
   local _, problems = M.server_settings(state.config.settings)
   for _, p in ipairs(problems) do
