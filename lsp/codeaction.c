@@ -80,9 +80,16 @@ static char *apply(const fm_map *m, int file, const edit_list *l, size_t *len) {
   return pd_buf_take(&b);
 }
 
+/* What one request needs to check edits: the parser, and each file's syntax error count before
+ * any edit (computed once, on first use). */
+typedef struct {
+  TSParser *parser;
+  size_t *errors_before; /* per file; SIZE_MAX = not counted yet */
+} checker;
+
 /* Sorts the list and checks it: in range, no overlaps, and every edited file parses with no
  * more syntax errors than before. */
-static bool edits_ok(const fm_map *m, edit_list *l, TSParser *p) {
+static bool edits_ok(const fm_map *m, edit_list *l, checker *ck) {
   if (l->n == 0) return false;
   qsort(l->items, l->n, sizeof *l->items, by_start);
   for (size_t i = 0; i < l->n; i++) {
@@ -95,8 +102,10 @@ static bool edits_ok(const fm_map *m, edit_list *l, TSParser *p) {
     int file = l->items[i].file;
     size_t len;
     char *t = apply(m, file, l, &len);
-    size_t after = syntax_errors(p, t, len);
-    size_t before = syntax_errors(p, m->files[file].text, m->files[file].len);
+    size_t after = syntax_errors(ck->parser, t, len);
+    if (ck->errors_before[file] == SIZE_MAX)
+      ck->errors_before[file] = syntax_errors(ck->parser, m->files[file].text, m->files[file].len);
+    size_t before = ck->errors_before[file];
     free(t);
     if (after == (size_t)-1 || after > before) return false;
   }
@@ -137,11 +146,11 @@ static void finding_edits(const au_finding *f, edit_list *l) {
 }
 
 static void quick_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
-                      const act_options *o) {
+                      const act_options *o, checker *ck) {
   (void)r;
   edit_list l = {0};
   finding_edits(f, &l);
-  if (edits_ok(m, &l, o->parser)) {
+  if (edits_ok(m, &l, ck)) {
     char *title = f->fix_title && *f->fix_title ? pd_xstrdup(f->fix_title)
                                                   : pd_xasprintf("Apply the fix for %s", f->rule);
     json_t *a = action(title, "quickfix", workspace_edit(m, &l));
@@ -176,7 +185,7 @@ static char *indent_of(const fm_file *f, size_t start) {
 }
 
 static void note_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
-                     const act_options *o) {
+                     const act_options *o, checker *ck) {
   const sm_model *model = r->model;
   /* A critical finding stops the job from starting: there is no accepting it. The check below
    * rebuilds the script only, so the flag must be in it. */
@@ -206,7 +215,7 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
     free(indent);
     edit_list l = {0};
     push_edit(&l, 0, spots[s], spots[s], text);
-    bool ok = edits_ok(m, &l, o->parser);
+    bool ok = edits_ok(m, &l, ck);
     if (ok) {
       /* The comment must attach to the same flag and leave every flag in place. */
       size_t len;
@@ -230,7 +239,8 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   }
 }
 
-static void profiling_block(json_t *out, const au_result *r, const fm_map *m, const act_options *o) {
+static void profiling_block(json_t *out, const au_result *r, const fm_map *m, const act_options *o,
+                            checker *ck) {
   const sm_model *model = r->model;
   if (!model->train_line_found || !model->files[0].path || sm_flag_get(model, "--use-pytorch-profiler"))
     return;
@@ -253,7 +263,7 @@ static void profiling_block(json_t *out, const au_result *r, const fm_map *m, co
 
   edit_list l = {0};
   push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
-  bool ok = edits_ok(m, &l, o->parser);
+  bool ok = edits_ok(m, &l, ck);
   if (ok) {
     size_t len;
     char *t = apply(m, 0, &l, &len);
@@ -280,7 +290,7 @@ static void profiling_block(json_t *out, const au_result *r, const fm_map *m, co
   pd_buf_free(&b);
 }
 
-static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, const act_options *o) {
+static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, checker *ck) {
   edit_list l = {0};
   size_t fixed = 0;
   for (size_t i = 0; i < r->nfindings; i++) {
@@ -298,7 +308,7 @@ static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, 
     if (!clash) fixed++;
     free(mine.items);
   }
-  if (fixed > 0 && edits_ok(m, &l, o->parser)) {
+  if (fixed > 0 && edits_ok(m, &l, ck)) {
     char *title = pd_xasprintf("Fix all safe perf-doctor findings in this file (%zu)", fixed);
     json_array_append_new(out, action(title, "source.fixAll.perfDoctor", workspace_edit(m, &l)));
     free(title);
@@ -310,15 +320,18 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
                     const act_options *o) {
   json_t *out = json_array();
   if (!r->model || file < 0 || (size_t)file >= m->nfiles) return out;
+  checker ck_ = {o->parser, pd_xmalloc(m->nfiles * sizeof(size_t))}, *ck = &ck_;
+  for (size_t i = 0; i < m->nfiles; i++) ck->errors_before[i] = SIZE_MAX;
   if (kind_wanted(o->only, "quickfix")) {
     for (size_t i = 0; i < r->nfindings; i++) {
       const au_finding *f = &r->findings[i];
       if (f->file != file || !overlaps(a, b, f->range)) continue;
-      if (f->nedits > 0) quick_fix(out, r, f, m, o);
-      note_fix(out, r, f, m, o);
+      if (f->nedits > 0) quick_fix(out, r, f, m, o, ck);
+      note_fix(out, r, f, m, o, ck);
     }
   }
-  if (file == 0 && kind_wanted(o->only, "refactor.rewrite")) profiling_block(out, r, m, o);
-  if (kind_wanted(o->only, "source.fixAll.perfDoctor")) fix_all(out, r, file, m, o);
+  if (file == 0 && kind_wanted(o->only, "refactor.rewrite")) profiling_block(out, r, m, o, ck);
+  if (kind_wanted(o->only, "source.fixAll.perfDoctor")) fix_all(out, r, file, m, ck);
+  free(ck->errors_before);
   return out;
 }

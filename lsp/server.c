@@ -631,6 +631,9 @@ static void on_did_change_watched(srv *s, const rpc_message *m) {
     char *path = uri ? doc_uri_to_path(uri) : NULL;
     if (!path) continue;
     touch_path(s, path);
+    /* A file that appears or disappears may be one a script failed (or will fail) to source. */
+    json_int_t type = json_integer_value(json_object_get(c, "type"));
+    if (type == 1 || type == 3) mark_all_dirty(s);
     if (s->cfg.extra_rules) {
       char *a = fm_normalize(path), *b = fm_normalize(s->cfg.extra_rules);
       if (!strcmp(a, b)) mark_all_dirty(s);

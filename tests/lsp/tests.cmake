@@ -15,3 +15,8 @@ foreach(_t ${_lsp_transcripts})
   get_filename_component(_n ${_t} NAME_WE)
   add_test(NAME lsp_tr_${_n} COMMAND lsp_transcript ${_t})
 endforeach()
+
+# Latency on a ~340-line script (prints p50/p95; fails only on lost or misversioned publishes or
+# a p95 over 250 ms).
+pd_add_unit(lsp_bench ${CMAKE_CURRENT_LIST_DIR}/bench.c)
+add_dependencies(lsp_bench perf-doctor)
