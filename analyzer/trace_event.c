@@ -229,6 +229,29 @@ static bool as_ns(const tr_slice *n, int64_t *out) { return dec_scaled(n, 3, tru
 
 /* The literal as the nearest double (strtod rounds correctly), whatever LC_NUMERIC says. */
 static double as_double(const tr_slice *n) {
+  /* Fast path, exact by IEEE: an integer mantissa below 2^53 divided by an exact power of ten
+   * is rounded once, correctly. Covers Kineto's relative timestamps (4458676522690.655). */
+  static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char *p = n->p, *e = n->p + n->n;
+  bool neg = p < e && *p == '-';
+  if (neg) p++;
+  uint64_t mant = 0;
+  int frac = -1, digits = 0;
+  for (; p < e && digits <= 16; p++) {
+    if (*p == '.') {
+      frac = 0;
+      continue;
+    }
+    if (*p < '0' || *p > '9') break;
+    mant = mant * 10 + (uint64_t)(*p - '0');
+    digits++;
+    if (frac >= 0) frac++;
+  }
+  if (p == e && mant < ((uint64_t)1 << 53)) {
+    double d = (double)mant / pow10[frac < 0 ? 0 : frac];
+    return neg ? -d : d;
+  }
   char buf[96];
   size_t k = n->n < sizeof buf - 1 ? n->n : sizeof buf - 1;
   memcpy(buf, n->p, k);
@@ -241,11 +264,12 @@ static double as_double(const tr_slice *n) {
   return strtod(buf, NULL);
 }
 
-static bool key_is(const tr_slice *k, const char *lit) {
-  size_t n = strlen(lit);
+static bool key_is_n(const tr_slice *k, const char *lit, size_t n) {
   if (!k->escaped) return k->n == n && memcmp(k->p, lit, n) == 0;
   return tr_slice_eq(k, lit);
 }
+/* lit is a string literal: its length is known at compile time */
+#define key_is(k, lit) key_is_n((k), (lit), sizeof(lit) - 1)
 
 /* A field that wants a string: a string slice; other values are validated and ignored. */
 static bool want_str(ps *s, tr_slice *out, int depth) {
@@ -474,7 +498,7 @@ size_t tr_slice_decode(const tr_slice *s, char *out) {
 
 bool tr_slice_eq(const tr_slice *s, const char *lit) {
   if (!s->p) return false;
-  if (!s->escaped) return strlen(lit) == s->n && memcmp(s->p, lit, s->n) == 0;
+  if (!s->escaped) return strncmp(s->p, lit, s->n) == 0 && lit[s->n] == '\0';
   char small[256];
   if (s->n >= sizeof small) return false; /* literals we compare with are short */
   tr_slice_decode(s, small);

@@ -256,7 +256,32 @@ static void host_add(col *c, int64_t b, int64_t e) {
   }
 }
 
-static bool cat_is(const tr_event *ev, const char *lit) { return tr_slice_eq(&ev->cat, lit); }
+/* The categories the analyses tell apart (trace-format.md), decoded once per event. */
+enum {
+  CAT_NONE,    /* no "cat" string: HTA drops the row */
+  CAT_OTHER,
+  CAT_TRACE,   /* the whole-capture span, dropped by HTA */
+  CAT_GPU,     /* kernel / gpu_memcpy / gpu_memset (and HTA's capitalised variants) */
+  CAT_CPU_OP,
+  CAT_RUNTIME, /* cuda_runtime / cuda_driver / Runtime */
+  CAT_USER_ANNOTATION,
+  CAT_INSTANT, /* cpu_instant_event: [memory] events */
+};
+
+static int cat_code(const tr_slice *c) {
+  static const struct {
+    const char *s;
+    int code;
+  } cats[] = {{"cpu_op", CAT_CPU_OP},           {"kernel", CAT_GPU},        {"cuda_runtime", CAT_RUNTIME},
+              {"gpu_memcpy", CAT_GPU},          {"gpu_memset", CAT_GPU},    {"user_annotation", CAT_USER_ANNOTATION},
+              {"cuda_driver", CAT_RUNTIME},     {"Trace", CAT_TRACE},       {"cpu_instant_event", CAT_INSTANT},
+              {"Kernel", CAT_GPU},              {"Memcpy", CAT_GPU},        {"Memset", CAT_GPU},
+              {"mtia_ccp_events", CAT_GPU},     {"Runtime", CAT_RUNTIME}};
+  if (!c->p) return CAT_NONE;
+  for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+    if (tr_slice_eq(c, cats[i].s)) return cats[i].code;
+  return CAT_OTHER;
+}
 
 static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
@@ -281,10 +306,10 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   if (!ev->ts.present || ev->ts.real) c->float_ts = true;
   const char *name = scratch_str(c, 0, &ev->name);
   if (!name) name = "";
-  bool has_cat = ev->cat.p != NULL;
-  if (has_cat && cat_is(ev, "cpu_instant_event") && !strcmp(name, "[memory]")) c->has_memory = true;
-  if (!has_cat || !ev->ts.present || !ev->dur.present) return; /* HTA drops rows without dur/cat */
-  if (cat_is(ev, "Trace")) return;
+  int cat = cat_code(&ev->cat);
+  if (cat == CAT_INSTANT && !strcmp(name, "[memory]")) c->has_memory = true;
+  if (cat == CAT_NONE || !ev->ts.present || !ev->dur.present) return; /* HTA drops rows without dur/cat */
+  if (cat == CAT_TRACE) return;
   int64_t ts = ev->ts.v, end = ts + ev->dur.v;
   if (!c->any_time || ts < c->tmin) c->tmin = ts;
   if (!c->any_time || end > c->tmax) c->tmax = end;
@@ -302,8 +327,7 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
     g->rt_dur = 0;
     g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
     g->name = names_intern(&c->nm, name);
-    g->kcat = cat_is(ev, "kernel") || cat_is(ev, "Kernel") || cat_is(ev, "gpu_memset") || cat_is(ev, "Memset") ||
-              cat_is(ev, "gpu_memcpy") || cat_is(ev, "Memcpy") || cat_is(ev, "mtia_ccp_events");
+    g->kcat = cat == CAT_GPU;
     g->ci = CI_NONE;
     g->adj = hta_adj(ev, ts, end) & 15u;
     if (names_class(&c->nm, g->name) == TR_COMM && c->nci < CI_NONE) {
@@ -322,11 +346,11 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   long n;
   if (parse_step(name, &n)) {
     steprow *sr = PD_PUSH(c->st, c->nst, c->capst);
-    *sr = (steprow){n, ts, end, cat_is(ev, "user_annotation"), hta_adj(ev, ts, end)};
+    *sr = (steprow){n, ts, end, cat == CAT_USER_ANNOTATION, hta_adj(ev, ts, end)};
   }
-  bool op = cat_is(ev, "cpu_op");
-  if (op || cat_is(ev, "cuda_runtime") || cat_is(ev, "cuda_driver") || cat_is(ev, "Runtime")) host_add(c, ts, end);
-  if ((cat_is(ev, "user_annotation") && starts(name, "nccl:")) ||
+  bool op = cat == CAT_CPU_OP;
+  if (op || cat == CAT_RUNTIME) host_add(c, ts, end);
+  if ((cat == CAT_USER_ANNOTATION && starts(name, "nccl:")) ||
       (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
     tr_ivs_push(&c->hostcoll, ts, end);
 }
