@@ -259,6 +259,27 @@ local function run()
     'attached once it launches relax.entrypoints.train and is written')
   local ouri = vim.uri_from_bufnr(obuf)
   check(vim.wait(20000, function() return (publishes[ouri] or 0) > 0 end, 10), 'and diagnosed')
+
+  -- 8. A server that cannot be started is an error message naming the command, not a Lua error.
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level) table.insert(notes, { msg = msg, level = level }) end
+  pd.setup({ cmd = { '/nonexistent/perf-doctor', 'lsp' } })
+  local second = vim.fn.fnamemodify(script, ':h') .. '/run-copy.sh'
+  vim.fn.writefile(vim.fn.readfile(script), second)
+  local ok_edit, err_edit = pcall(vim.cmd, 'edit ' .. vim.fn.fnameescape(second))
+  vim.notify = notify
+  local text_notes = {}
+  for _, n in ipairs(notes) do table.insert(text_notes, n.msg) end
+  check(ok_edit, 'opening a script with a broken cmd raises no error', tostring(err_edit))
+  local ours = 0
+  for _, n in ipairs(notes) do
+    if n.msg:find('perf-doctor: cannot start "/nonexistent/perf-doctor lsp"', 1, true) and n.level == vim.log.levels.ERROR then
+      ours = ours + 1
+    end
+  end
+  -- Once, although setup() re-attaches the two open scripts and a third one is opened.
+  check(ours == 1, 'one error message names the command', table.concat(text_notes, ' | '))
 end
 
 local ok, err = xpcall(run, debug.traceback)

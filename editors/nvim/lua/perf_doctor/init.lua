@@ -34,6 +34,7 @@ local state = {
   clients = {}, -- root_dir -> client id (the 0.7 path; vim.lsp.start reuses clients itself)
   started = {}, -- client id -> true, for every client this plugin started
   scratch = {}, -- scratch buffer name -> bufnr
+  start_failed = false, -- a start failure was reported since setup()
 }
 
 -- Client methods are called with `:` from 0.11 (the `.` form is deprecated there).
@@ -209,6 +210,17 @@ local function client_config(root)
   }
 end
 
+-- Reports a server that could not be started, once per setup() (every script buffer would
+-- repeat it otherwise). Returns nil.
+local function start_failed(ok, err)
+  if not state.start_failed then
+    state.start_failed = true
+    notify(string.format('cannot start "%s" (%s); set cmd in setup()', table.concat(state.config.cmd, ' '),
+      ok and 'not found or not executable' or tostring(err)))
+  end
+  return nil
+end
+
 -- Starts (or reuses) the client for bufnr's repository and attaches it. Returns the client id.
 local function attach(bufnr)
   local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
@@ -229,8 +241,7 @@ local function attach(bufnr)
     return cid
   end)
   if not ok or not id then
-    notify(string.format('cannot start %q (%s); set cmd in setup()', table.concat(state.config.cmd, ' '), tostring(id)))
-    return nil
+    return start_failed(ok, id)
   end
   state.started[id] = true
   return id
@@ -271,8 +282,7 @@ local function client_for(bufnr)
     return vim.lsp.start_client(cfg)
   end)
   if not ok or not id then
-    notify(string.format('cannot start %q (%s)', table.concat(state.config.cmd, ' '), tostring(id)))
-    return nil
+    return start_failed(ok, id)
   end
   state.started[id] = true
   return vim.lsp.get_client_by_id(id), false
@@ -394,6 +404,7 @@ end
 -- ---- setup ---------------------------------------------------------------------------------
 
 function M.setup(opts)
+  local previous = state.config
   state.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   -- Lists are replaced, not merged index by index: cmd = { '/x/perf-doctor', 'lsp' } and
   -- filetypes = { 'sh' } are taken as given.
@@ -406,6 +417,14 @@ function M.setup(opts)
   for _, p in ipairs(problems) do
     notify('settings: ' .. p, vim.log.levels.WARN)
   end
+  -- Called again with another command: the servers started with the old one must not be reused.
+  if previous and not vim.deep_equal(previous.cmd, state.config.cmd) then
+    for _, c in ipairs(get_clients()) do
+      method(c, 'stop')
+    end
+    state.clients, state.started = {}, {}
+  end
+  state.start_failed = false
 
   local group = vim.api.nvim_create_augroup('perf_doctor', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
