@@ -582,7 +582,8 @@ char *tr_summary_md(const tr_report *rep) {
                   "CPU ops / runtime calls, gaps under 100 µs bridged) and *data supply* (nothing queued "
                   "and the host outside launch activity). NCCL kernel time includes waiting for peers; "
                   "the cross-rank section splits it. HTA figures use HTA's ns rounding");
-  pd_buf_printf(&b, "%s.\n", r0->hta.rounded ? " (applied: float timestamps)" : " (not needed: integer timestamps)");
+  pd_buf_printf(&b, "%s.\n", r0->hta.rounded ? " (applied: some ts are floats or missing, so pandas reads them as floats)"
+                                              : " (not applied: every ts is an integer)");
 
   pd_buf_puts(&b, "\n## Measured\n\n### HTA parity (temporal breakdown over the GPU busy span)\n\n"
                   "| rank | kernel time µs | idle µs (%) | compute µs (%) | non-compute µs (%) | comm–comp overlap |\n"
