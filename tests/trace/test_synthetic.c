@@ -230,7 +230,26 @@ out:
   json_decref(root);
 }
 
+/* Reading the folder with one worker or several gives the same summary. */
+static void check_parallel_determinism(void) {
+  char *dir = pd_xasprintf("%s/pipeline", TRACE_SYNTH_DIR);
+  char *texts[3];
+  int jobs[3] = {1, 2, 8};
+  for (int i = 0; i < 3; i++) {
+    tr_options o = {"json", jobs[i], false};
+    int failed = -1;
+    char *err = NULL;
+    texts[i] = tr_summarize_opts(dir, &o, &failed, &err);
+    CHECK(texts[i] != NULL);
+    free(err);
+  }
+  CHECK(texts[0] && texts[1] && texts[2] && !strcmp(texts[0], texts[1]) && !strcmp(texts[0], texts[2]));
+  for (int i = 0; i < 3; i++) free(texts[i]);
+  free(dir);
+}
+
 int main(void) {
+  check_parallel_determinism();
   check_dataload();
   check_late();
   check_pipeline();
