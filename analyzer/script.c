@@ -91,6 +91,20 @@ static char *node_text(const builder *b, int file, TSNode n) {
 
 static void walk(builder *b, int file, TSNode n, bool cond);
 
+/* All children of n in one pass (ts_node_child is O(index) in this runtime). Caller frees. */
+static TSNode *children_of(TSNode n, uint32_t *count) {
+  uint32_t nc = ts_node_child_count(n), k = 0;
+  TSNode *v = pd_xmalloc((nc ? nc : 1) * sizeof *v);
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do v[k++] = ts_tree_cursor_current_node(&c);
+    while (k < nc && ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
+  *count = k;
+  return v;
+}
+
 /* ---- paths --------------------------------------------------------------------------------- */
 
 /* Lexically normalises a path (`a/b/../c` -> `a/c`); caller frees. */
@@ -227,7 +241,11 @@ static void report_syntax(builder *b, int file, TSNode n) {
     return;
   }
   if (!ts_node_has_error(n)) return;
-  for (uint32_t i = 0; i < ts_node_child_count(n); i++) report_syntax(b, file, ts_node_child(n, i));
+  uint32_t nc;
+  TSNode *kids = children_of(n, &nc);
+  for (uint32_t i = 0; i < nc && b->syntax_conds < MAX_SYNTAX_CONDS; i++)
+    report_syntax(b, file, kids[i]);
+  free(kids);
 }
 
 static void walk_file(builder *b, int file) {
@@ -294,9 +312,8 @@ static bool looks_like_flag(const char *s) {
   return s[0] == '-' && s[1] == '-' && isalpha((unsigned char)s[2]);
 }
 
-static void attach_note(sh_field *f, const char *text, int file, sm_range r) {
-  free(f->note);
-  f->note = pd_xstrdup(text);
+static void attach_note(sh_env *e, sh_field *f, const char *text, int file, sm_range r) {
+  f->note = sh_intern(e, text, strlen(text));
   f->note_file = file;
   f->note_range = r;
 }
@@ -316,11 +333,11 @@ static bool recover_string_lines(builder *b, int file, TSNode str, const char *g
   sm_range r0 = sm_range_at(b->m, file, a, first_end);
   sh_field *v = PD_PUSH(arr->v, arr->n, arr->cap);
   memset(v, 0, sizeof *v);
-  v->text = pd_xstrndup(f->text + a + 1, first_end - a - 1);
+  v->text = sh_intern(b->env, f->text + a + 1, first_end - a - 1);
   v->resolved = false;
   v->file = file;
   v->range = r0;
-  v->group = pd_xstrdup(group);
+  v->group = group;
   v->conditional = cond;
   uint32_t p = first_end + 1;
   while (p < z) {
@@ -340,11 +357,11 @@ static bool recover_string_lines(builder *b, int file, TSNode str, const char *g
       if (w == q) w = q + 1;
       sh_field *t = PD_PUSH(arr->v, arr->n, arr->cap);
       memset(t, 0, sizeof *t);
-      t->text = pd_xstrndup(f->text + q, w - q);
+      t->text = sh_intern(b->env, f->text + q, w - q);
       t->resolved = !memchr(t->text, '$', w - q) && !memchr(t->text, '\'', w - q);
       t->file = file;
       t->range = sm_range_at(b->m, file, q, w);
-      t->group = pd_xstrdup(group);
+      t->group = group;
       t->conditional = cond;
       q = w;
     }
@@ -362,8 +379,13 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
   uint32_t last_elem_line = UINT32_MAX;
   size_t last_line_first = arr->n; /* first field produced on last_elem_line */
   bool closed = false;
-  for (uint32_t i = from; i < to && !closed; i++) {
-    TSNode c = ts_node_child(parent, i);
+  /* A cursor keeps this linear: ts_node_child(parent, i) walks from the first child. */
+  TSTreeCursor cur = ts_tree_cursor_new(parent);
+  bool more = ts_tree_cursor_goto_first_child(&cur);
+  for (uint32_t i = 0; more && i < to && !closed;
+       i++, more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    if (i < from) continue;
+    TSNode c = ts_tree_cursor_current_node(&cur);
     const char *t = ts_node_type(c);
     if (!ts_node_is_named(c)) {
       if (!strcmp(t, ")")) closed = !ts_node_is_missing(c);
@@ -379,7 +401,7 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
             if (looks_like_flag(arr->v[k].text)) {
               const char *s = txt;
               while (*s == '#' || *s == ' ') s++;
-              attach_note(&arr->v[k], s, file, r);
+              attach_note(b->env, &arr->v[k], s, file, r);
               break;
             }
         }
@@ -399,7 +421,7 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
     if (nb.active && nb.has_note && nb.last_line + 1 == r.start_line) {
       for (size_t k = before; k < arr->n; k++)
         if (looks_like_flag(arr->v[k].text)) {
-          attach_note(&arr->v[k], nb.text.data, nb.file, nb.range);
+          attach_note(b->env, &arr->v[k], nb.text.data, nb.file, nb.range);
           break;
         }
     }
@@ -407,6 +429,7 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
     if (r.start_line != last_elem_line) last_line_first = before;
     last_elem_line = r.end_line;
   }
+  ts_tree_cursor_delete(&cur);
   note_reset(&nb);
   return closed;
 }
@@ -421,7 +444,8 @@ static void define_array(builder *b, int file, TSNode value, const char *name, b
   a->append = append;
   a->conditional = cond;
   if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
-  fill_array(b, file, value, 0, ts_node_child_count(value), name, cond, arr);
+  fill_array(b, file, value, 0, ts_node_child_count(value), sh_intern(b->env, name, strlen(name)),
+             cond, arr);
 }
 
 /* ---- assignments, sources, commands ------------------------------------------------------- */
@@ -603,7 +627,7 @@ static void consider_train(builder *b, int file, TSNode cmd, sh_fields *argv, bo
   b->m->train_file = file;
   b->m->train_range = r;
   for (size_t i = (size_t)ep + 1; i < argv->n; i++) {
-    sh_fields_push_copy(&b->train, &argv->v[i]);
+    sh_fields_push(&b->train, &argv->v[i]);
     if (cond && b->train.v[b->train.n - 1].group == NULL)
       b->train.v[b->train.n - 1].conditional = true;
   }
@@ -730,16 +754,17 @@ static void case_statement(builder *b, int file, TSNode n) {
 /* Inside an ERROR node: statements the parser still recognised are walked; a dangling
  * `NAME=( ...` keeps collecting elements; loose words form a command. */
 static void recover(builder *b, int file, TSNode n, bool cond) {
-  uint32_t nc = ts_node_child_count(n);
+  uint32_t nc;
+  TSNode *kids = children_of(n, &nc);
   uint32_t words_from = UINT32_MAX;
   for (uint32_t i = 0; i < nc; i++) {
-    TSNode c = ts_node_child(n, i);
+    TSNode c = kids[i];
     const char *t = ts_node_type(c);
     if (!strcmp(t, "variable_name") && i + 2 < nc &&
-        (is(ts_node_child(n, i + 1), "=") || is(ts_node_child(n, i + 1), "+=")) &&
-        is(ts_node_child(n, i + 2), "(")) {
+        (is(kids[i + 1], "=") || is(kids[i + 1], "+=")) &&
+        is(kids[i + 2], "(")) {
       char *name = node_text(b, file, c);
-      bool append = is(ts_node_child(n, i + 1), "+=");
+      bool append = is(kids[i + 1], "+=");
       sh_fields *arr = sh_array_define(b->env, name, append);
       sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
       a->name = pd_xstrdup(name);
@@ -749,8 +774,8 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
       a->conditional = cond;
       if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
       uint32_t j = i + 3;
-      while (j < nc && !is(ts_node_child(n, j), ")")) j++;
-      fill_array(b, file, n, i + 3, j, name, cond, arr);
+      while (j < nc && !is(kids[j], ")")) j++;
+      fill_array(b, file, n, i + 3, j, sh_intern(b->env, name, strlen(name)), cond, arr);
       free(name);
       i = j;
       words_from = UINT32_MAX;
@@ -768,12 +793,25 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
     sh_file sf = shfile(b, file);
     sh_fields argv = {0};
     for (uint32_t i = words_from; i < nc; i++) {
-      TSNode c = ts_node_child(n, i);
+      TSNode c = kids[i];
       if (ts_node_is_named(c) && !is(c, "comment")) sh_expand(b->env, &sf, c, NULL, cond, &argv);
     }
     consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
   }
+  free(kids);
+}
+
+/* Walks each named child; a tree cursor keeps this linear (ts_node_child is O(index)). */
+static void walk_children(builder *b, int file, TSNode n, bool cond) {
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do {
+      TSNode ch = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_named(ch)) walk(b, file, ch, cond);
+    } while (ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
 }
 
 static void walk(builder *b, int file, TSNode n, bool cond) {
@@ -822,16 +860,14 @@ static void walk(builder *b, int file, TSNode n, bool cond) {
   } else if (!strcmp(t, "if_statement") || !strcmp(t, "elif_clause") ||
              !strcmp(t, "else_clause") || !strcmp(t, "while_statement") ||
              !strcmp(t, "c_style_for_statement")) {
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-      walk(b, file, ts_node_named_child(n, i), true);
+    walk_children(b, file, n, true);
   } else if (!strcmp(t, "heredoc_body") || !strcmp(t, "heredoc_redirect") ||
              !strcmp(t, "comment") || !strcmp(t, "test_command") ||
              !strcmp(t, "command_substitution")) {
     /* nothing to collect */
   } else {
     /* program, lists, pipelines, redirected statements, subshells, compound statements */
-    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
-      walk(b, file, ts_node_named_child(n, i), cond);
+    walk_children(b, file, n, cond);
   }
 }
 
@@ -852,17 +888,6 @@ static sm_range range_join(sm_range a, sm_range z) {
     r.end_col = z.end_col;
   }
   return r;
-}
-
-typedef struct {
-  const char *name;
-  size_t pos;
-} name_pos;
-
-static int by_name_then_pos(const void *a, const void *b) {
-  const name_pos *x = a, *y = b;
-  int c = strcmp(x->name, y->name);
-  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 static void build_flags(builder *b, const sh_fields *argv) {
@@ -922,21 +947,25 @@ static void build_flags(builder *b, const sh_fields *argv) {
     if (v->file == cur->file) cur->full = range_join(cur->full, v->range);
   }
 
-  /* argparse: the last occurrence wins. Sorting indices by (name, position) groups the
-   * occurrences of each flag so that large scripts stay O(n log n). */
-  name_pos *idx = pd_xmalloc((m->nflags ? m->nflags : 1) * sizeof *idx);
-  for (size_t i = 0; i < m->nflags; i++) idx[i] = (name_pos){m->flags[i].name, i};
-  qsort(idx, m->nflags, sizeof *idx, by_name_then_pos);
-  for (size_t i = 0; i < m->nflags;) {
-    size_t j = i;
-    while (j + 1 < m->nflags && !strcmp(idx[j + 1].name, idx[i].name)) j++;
-    for (size_t k = i; k < j; k++) {
-      m->flags[idx[k].pos].overridden = true;
-      m->flags[idx[k].pos].final_index = idx[j].pos;
+  /* argparse: the last occurrence wins. Walking backwards with a table of names already seen
+   * keeps this linear for scripts with tens of thousands of flags. */
+  size_t cap = 16;
+  while (cap < m->nflags * 2) cap *= 2;
+  size_t *seen = pd_xmalloc(cap * sizeof *seen); /* flag index + 1; 0 = empty */
+  memset(seen, 0, cap * sizeof *seen);
+  for (size_t i = m->nflags; i-- > 0;) {
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = m->flags[i].name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    size_t k = h & (cap - 1);
+    while (seen[k] && strcmp(m->flags[seen[k] - 1].name, m->flags[i].name) != 0) k = (k + 1) & (cap - 1);
+    if (seen[k]) {
+      m->flags[i].overridden = true;
+      m->flags[i].final_index = seen[k] - 1;
+    } else {
+      seen[k] = i + 1;
     }
-    i = j + 1;
   }
-  free(idx);
+  free(seen);
   /* JSON values */
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *fl = &m->flags[i];
@@ -1248,7 +1277,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
     for (size_t i = 0; i < n; i++) {
       if (!pd_str_ends(names[i], "_ARGS")) continue;
       sh_fields *a = sh_array_get(b.env, names[i]);
-      for (size_t j = 0; a && j < a->n; j++) sh_fields_push_copy(&all, &a->v[j]);
+      for (size_t j = 0; a && j < a->n; j++) sh_fields_push(&all, &a->v[j]);
     }
     build_flags(&b, &all);
     sh_fields_free(&all);

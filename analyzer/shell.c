@@ -8,36 +8,14 @@
 
 #include "analyzer/util.h"
 
-/* ---- fields ---------------------------------------------------------------------------- */
+/* ---- fields ------------------------------------------------------------------------------ */
 
-static void field_free(sh_field *f) {
-  free(f->text);
-  free(f->group);
-  free(f->note);
-}
-
-void sh_field_copy(sh_field *dst, const sh_field *src) {
-  *dst = *src;
-  dst->text = src->text ? pd_xstrdup(src->text) : NULL;
-  dst->group = src->group ? pd_xstrdup(src->group) : NULL;
-  dst->note = src->note ? pd_xstrdup(src->note) : NULL;
-}
-
-void sh_fields_push_copy(sh_fields *fs, const sh_field *f) {
-  sh_field *d = PD_PUSH(fs->v, fs->n, fs->cap);
-  sh_field_copy(d, f);
-}
-
-void sh_fields_clear(sh_fields *fs) {
-  for (size_t i = 0; i < fs->n; i++) field_free(&fs->v[i]);
-  fs->n = 0;
-}
+void sh_fields_push(sh_fields *fs, const sh_field *f) { *PD_PUSH(fs->v, fs->n, fs->cap) = *f; }
 
 void sh_fields_free(sh_fields *fs) {
-  sh_fields_clear(fs);
   free(fs->v);
   fs->v = NULL;
-  fs->cap = 0;
+  fs->n = fs->cap = 0;
 }
 
 /* ---- the variable store: one open-addressing table for scalars and arrays ---------------- */
@@ -51,7 +29,16 @@ typedef struct {
   sh_fields *array;  /* NULL unless defined as an array */
 } entry;
 
+/* Strings of fields are bump-allocated: evaluating a script copies fields a lot (spreads), and
+ * they all die together with the env. */
+typedef struct arena_block {
+  struct arena_block *next;
+  size_t used, cap;
+  char data[];
+} arena_block;
+
 struct sh_env {
+  arena_block *arena;
   entry *slots;
   size_t cap, used;
   char **array_order; /* names of arrays in first-definition order (owned) */
@@ -71,8 +58,37 @@ sh_env *sh_env_new(void) {
   return e;
 }
 
+const char *sh_intern(sh_env *e, const char *s, size_t n) {
+  arena_block *a = e->arena;
+  if (!a || a->cap - a->used < n + 1) {
+    size_t cap = n + 1 > 60000 ? n + 1 : 60000;
+    arena_block *nb = pd_xmalloc(sizeof *nb + cap);
+    nb->used = 0;
+    nb->cap = cap;
+    if (a && n + 1 > 60000) { /* a big string gets its own block behind the current one */
+      nb->next = a->next;
+      a->next = nb;
+    } else {
+      nb->next = a;
+      e->arena = nb;
+    }
+    a = nb;
+  }
+  char *d = a->data + a->used;
+  if (n) memcpy(d, s, n);
+  d[n] = '\0';
+  a->used += n + 1;
+  return d;
+}
+
+static const char *intern_str(sh_env *e, const char *s) { return s ? sh_intern(e, s, strlen(s)) : NULL; }
+
 void sh_env_free(sh_env *e) {
   if (!e) return;
+  for (arena_block *a = e->arena, *n; a; a = n) {
+    n = a->next;
+    free(a);
+  }
   for (size_t i = 0; i < e->cap; i++) {
     entry *s = &e->slots[i];
     if (!s->name) continue;
@@ -136,7 +152,7 @@ void sh_var_unset(sh_env *e, const char *name) {
   free(s->value);
   s->value = NULL;
   s->set = false;
-  if (s->array) sh_fields_clear(s->array);
+  if (s->array) s->array->n = 0;
 }
 
 void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exported) {
@@ -186,12 +202,12 @@ sh_fields *sh_array_define(sh_env *e, const char *name, bool append) {
     if (append && s->set) {
       sh_field *f = PD_PUSH(s->array->v, s->array->n, s->array->cap);
       memset(f, 0, sizeof *f);
-      f->text = pd_xstrdup(s->value);
+      f->text = intern_str(e, s->value);
       f->resolved = s->known;
       f->file = -1;
     }
   } else if (!append) {
-    sh_fields_clear(s->array);
+    s->array->n = 0;
   }
   return s->array;
 }
@@ -236,11 +252,13 @@ typedef struct {
 static void emit(builder *b, TSNode word, const char *group, bool conditional) {
   sh_field *f = PD_PUSH(b->out->v, b->out->n, b->out->cap);
   memset(f, 0, sizeof *f);
-  f->text = pd_buf_take(&b->cur);
+  f->text = sh_intern(b->env, b->cur.data ? b->cur.data : "", b->cur.len);
+  b->cur.len = 0; /* keep the buffer's capacity for the next field */
+  if (b->cur.data) b->cur.data[0] = '\0';
   f->resolved = b->resolved;
   f->file = b->file->file;
   f->range = sh_node_range(word);
-  f->group = group ? pd_xstrdup(group) : NULL;
+  f->group = group;
   f->conditional = conditional;
   b->have = false;
   b->resolved = true;
@@ -340,7 +358,7 @@ static char *expand_children_scalar(builder *outer, TSNode n, uint32_t from, uin
 static void add_spread(builder *b, const word_ctx *w, const sh_fields *arr, bool quoted) {
   /* The spread array may be the one being filled (A+=(x"${A[@]}")): work on a copy. */
   sh_fields copy = {0};
-  for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push_copy(&copy, &arr->v[i]);
+  for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push(&copy, &arr->v[i]);
   arr = &copy;
   for (size_t i = 0; i < arr->n; i++) {
     const sh_field *src = &arr->v[i];
@@ -853,17 +871,17 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
   return true;
 }
 
-static sh_field *push_marker(sh_fields *out, const sh_file *f, TSNode node, const char *group,
+static sh_field *push_marker(sh_env *e, sh_fields *out, const sh_file *f, TSNode node, const char *group,
                              bool conditional) {
   sh_field *v = PD_PUSH(out->v, out->n, out->cap);
   memset(v, 0, sizeof *v);
   size_t len = 0;
   const char *raw = node_src(f, node, &len);
-  v->text = pd_xstrndup(raw, len);
+  v->text = sh_intern(e, raw, len);
   v->vanished = true;
   v->file = f->file;
   v->range = sh_node_range(node);
-  v->group = group ? pd_xstrdup(group) : NULL;
+  v->group = group;
   v->conditional = conditional;
   return v;
 }
@@ -877,11 +895,10 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
     /* A+=("${A[@]}"): the source may be the array being filled, which pushing reallocates. */
     size_t n = arr ? arr->n : 0;
     for (size_t i = 0; i < n; i++) {
-      sh_field tmp;
-      sh_field_copy(&tmp, &arr->v[i]);
-      *PD_PUSH(out->v, out->n, out->cap) = tmp;
+      sh_field tmp = arr->v[i];
+      sh_fields_push(out, &tmp);
     }
-    if (!defined) push_marker(out, f, node, group, conditional)->undefined_array = true;
+    if (!defined) push_marker(e, out, f, node, group, conditional)->undefined_array = true;
     return;
   }
 
@@ -898,7 +915,7 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
                            (!strcmp(ts_node_type(node), "expansion") &&
                             ts_node_child_count(node) == 3 &&
                             node_is(ts_node_child(node, 1), "variable_name"))))
-    push_marker(out, f, node, group, conditional);
+    push_marker(e, out, f, node, group, conditional);
 }
 
 char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known) {

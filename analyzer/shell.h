@@ -17,18 +17,19 @@
 
 #include "analyzer/script.h"
 
-/* One argv element with where it came from. Strings are owned by the field. */
+/* One argv element with where it came from. Its strings live in the env's arena (see
+ * sh_intern), so a field is copied by plain assignment and lives as long as the env. */
 typedef struct {
-  char *text;       /* expanded text, or the source word when !resolved */
+  const char *text; /* expanded text, or the source word when !resolved */
   bool resolved;
   bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing, or
                        (with undefined_array) a spread of an array never defined */
   bool undefined_array;
   int file;
   sm_range range;   /* the source word */
-  char *group;      /* array the element was written in, NULL elsewhere */
+  const char *group; /* array the element was written in, NULL elsewhere */
   bool conditional;
-  char *note;       /* attached NOTE comment text, NULL if none */
+  const char *note; /* attached NOTE comment text, NULL if none */
   int note_file;
   sm_range note_range;
 } sh_field;
@@ -38,12 +39,13 @@ typedef struct {
   size_t n, cap;
 } sh_fields;
 
-void sh_field_copy(sh_field *dst, const sh_field *src); /* deep copy */
-void sh_fields_push_copy(sh_fields *fs, const sh_field *f);
-void sh_fields_clear(sh_fields *fs); /* frees the fields' strings, keeps capacity */
-void sh_fields_free(sh_fields *fs);
+void sh_fields_push(sh_fields *fs, const sh_field *f);
+void sh_fields_free(sh_fields *fs); /* the vector only; strings belong to the env */
 
 typedef struct sh_env sh_env;
+
+/* Copies s[0..n) into the env's arena; valid until sh_env_free. */
+const char *sh_intern(sh_env *e, const char *s, size_t n);
 
 /* A source file being evaluated: its text and index in the model (for ranges). */
 typedef struct {
