@@ -910,7 +910,8 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   struct stat sb;
   if (stat(path, &sb) == 0) r->file_bytes = (uint64_t)sb.st_size;
   col c = {.out = r, .host_compact_at = 65536};
-  tr_read_sink sink = {on_event, on_header, &c};
+  static const char *const header_keys[] = {"distributedInfo", "baseTimeNanoseconds", NULL};
+  tr_read_sink sink = {on_event, on_header, &c, header_keys};
   tr_read_stats st;
   char *err = NULL;
   bool ok = tr_read_file(path, &sink, &st, &err);

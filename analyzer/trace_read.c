@@ -253,6 +253,13 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
   }
 }
 
+static bool wanted(const tr_read_sink *sink, const char *key) {
+  if (!sink->header_keys) return true;
+  for (const char *const *k = sink->header_keys; *k; k++)
+    if (!strcmp(*k, key)) return true;
+  return false;
+}
+
 /* pos is on '{'; walks the top-level keys, handing traceEvents to rd_event_array. */
 static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
   bool saw_events = false;
@@ -300,7 +307,7 @@ static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
         r->mark = r->pos;
         r->marked = true;
         if (!rd_scan_value(r)) return false;
-        if (sink->header && r->pos - r->mark <= RD_MAX_HEADER) {
+        if (sink->header && r->pos - r->mark <= RD_MAX_HEADER && wanted(sink, key)) {
           json_t *v = rd_load_marked(r, JSON_DECODE_ANY, "a top-level value");
           if (!v) return false;
           sink->header(sink->ctx, key, v);

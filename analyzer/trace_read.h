@@ -20,10 +20,14 @@ typedef struct {
   /* Called once per element of the event array, in file order. `ev` and the slices in it are
    * valid only during the call; `offset` is the event's byte offset in the decompressed JSON. */
   void (*event)(void *ctx, const tr_event *ev, uint64_t offset);
-  /* Called for every top-level key other than traceEvents, with its parsed value (borrowed).
+  /* Called for the top-level keys listed in header_keys, with the parsed value (borrowed).
    * May be NULL. Values larger than 64 MiB are skipped without a call. */
   void (*header)(void *ctx, const char *key, json_t *value);
   void *ctx;
+  /* NULL-terminated list of the top-level keys wanted; NULL means all. Other values are only
+   * checked for balanced brackets, so odd content in e.g. a vendor's log lines cannot fail
+   * the file. */
+  const char *const *header_keys;
 } tr_read_sink;
 
 typedef struct {

@@ -112,7 +112,7 @@ static char *write_tmp(const char *text) {
 static void read_text(const char *text, bool want_ok, long want_events, long long want_base, bool want_array) {
   char *p = write_tmp(text);
   sink_state s = {0};
-  tr_read_sink sink = {on_ev, on_hdr, &s};
+  tr_read_sink sink = {on_ev, on_hdr, &s, NULL};
   tr_read_stats st;
   char *err = NULL;
   bool ok = tr_read_file(p, &sink, &st, &err);
@@ -135,11 +135,24 @@ static void test_reader_variants(void) {
   /* the bare array form, string pid/tid, strings holding brackets and escaped quotes */
   read_text("[{\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"name\": \"x ] } \\\" [\"}, {\"name\": \"y\"}]", true, 2, 0, true);
   read_text("{\"traceEvents\": []}", true, 0, 0, false);
+  /* a header value jansson refuses (invalid UTF-8) fails only when asked for */
+  read_text("{\"INFO\": [\"\xff\xfe\"], \"traceEvents\": []}", false, 0, 0, false);
   read_text("[]", true, 0, 0, true);
   read_text("{\"traceEvents\": [{\"name\": \"a\"},]}", false, 1, 0, false); /* trailing comma */
 }
 
 /* A kernel event split across the reader's 1 MiB windows, in a trace with a float ts. */
+static void test_unwanted_header(void) {
+  char *p = write_tmp("{\"INFO\": [\"\xff\xfe log\"], \"distributedInfo\": {\"rank\": 2}, \"traceEvents\": ["
+                      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}");
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  CHECK(r->err == NULL);
+  CHECK_INT(r->rank, 2);
+  tr_rank_free(r);
+  unlink(p);
+  free(p);
+}
+
 static void test_window_boundaries(void) {
   pd_buf b = {0};
   pd_buf_puts(&b, "{\"distributedInfo\": {\"rank\": 5, \"world_size\": 8}, \"traceEvents\": [\n");
@@ -273,5 +286,6 @@ int main(void) {
   test_file_names();
   test_reader_variants();
   test_window_boundaries();
+  test_unwanted_header();
   return pd_test_exit("trace_units");
 }
