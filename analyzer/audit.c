@@ -391,8 +391,39 @@ static int cmp_findings(const void *a, const void *b) {
   return strcmp(x->rule, y->rule);
 }
 
-static void add_error(au_result *r, size_t *cap, char *msg) {
-  *PD_PUSH(r->errors, r->nerrors, *cap) = msg;
+struct au_rules {
+  ac_catalog *cat;
+  ab_baselines *bl;
+};
+
+au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors) {
+  au_rules *rs = pd_xcalloc(1, sizeof *rs);
+  size_t cap = *nerrors; /* the caller's array may be full: grow from its length */
+  rs->cat = ac_new();
+  size_t blen = 0;
+  char *builtin = ac_data_text("rules.json", &blen);
+  if (builtin) ac_load(rs->cat, builtin, blen, "built-in rules", errors, nerrors, &cap);
+  else *PD_PUSH(*errors, *nerrors, cap) = pd_xstrdup("built-in rule catalog not found");
+  free(builtin);
+  if (extra_rules) {
+    size_t n = 0;
+    char *user = pd_read_file(extra_rules, 16u << 20, &n);
+    if (!user) {
+      *PD_PUSH(*errors, *nerrors, cap) = pd_xasprintf("%s: cannot read rule file", extra_rules);
+    } else {
+      ac_load(rs->cat, user, n, extra_rules, errors, nerrors, &cap);
+      free(user);
+    }
+  }
+  rs->bl = ab_load();
+  return rs;
+}
+
+void au_rules_free(au_rules *rs) {
+  if (!rs) return;
+  ab_free(rs->bl);
+  ac_free(rs->cat);
+  free(rs);
 }
 
 au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
@@ -408,36 +439,17 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   r->model = sm_build(path, text, len, tree, &opt);
   r->facts = af_compute(r->model, cfg->gpu);
 
-  size_t errcap = 0, nerr = r->nerrors;
-  ac_catalog *cat = ac_new();
-  size_t blen = 0;
-  char *builtin = ac_data_text("rules.json", &blen);
-  if (builtin) ac_load(cat, builtin, blen, "built-in rules", &r->errors, &nerr, &errcap);
-  else add_error(r, &errcap, pd_xstrdup("built-in rule catalog not found"));
-  r->nerrors = nerr;
-  free(builtin);
-  if (cfg->extra_rules) {
-    size_t n = 0;
-    char *user = pd_read_file(cfg->extra_rules, 16u << 20, &n);
-    if (!user) {
-      add_error(r, &errcap, pd_xasprintf("%s: cannot read rule file", cfg->extra_rules));
-    } else {
-      nerr = r->nerrors;
-      ac_load(cat, user, n, cfg->extra_rules, &r->errors, &nerr, &errcap);
-      r->nerrors = nerr;
-      free(user);
-    }
-  }
-  ab_baselines *bl = ab_load();
+  au_rules *own = NULL;
+  const au_rules *rules = cfg->rules;
+  if (!rules) rules = own = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
   ax_env env = af_env(r->facts);
   finding_list out = {0};
-  for (size_t i = 0; i < cat->n; i++)
-    eval_rule(&out, &cat->rules[i], r->model, r->facts, &env, cfg, bl);
+  for (size_t i = 0; i < rules->cat->n; i++)
+    eval_rule(&out, &rules->cat->rules[i], r->model, r->facts, &env, cfg, rules->bl);
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;
-  ab_free(bl);
-  ac_free(cat);
+  au_rules_free(own);
   return r;
 }
 

@@ -51,11 +51,24 @@ typedef struct {
   int severity; /* au_severity, or -1 = disabled */
 } au_override;
 
+/* The rule catalog (built-in rules plus an optional user rule file) and the baselines, loaded
+ * and compiled once, then shared read-only by any number of analyses. Loading them costs far
+ * more than analysing a launch script, so the CLI (many scripts) and the LSP server (every edit)
+ * keep one. */
+typedef struct au_rules au_rules;
+
+/* Loads the built-in data and, when extra_rules is non-NULL, the user's rule file. Problems
+ * (unreadable file, bad rule) are appended to *errors (caller frees each and the array) and do
+ * not stop the load: the rules that are valid are kept. Never NULL; free with au_rules_free. */
+au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors);
+void au_rules_free(au_rules *rules);
+
 typedef struct {
+  const au_rules *rules;        /* NULL = load the rules for this one run (slow; see above) */
   const char *gpu;              /* NULL = from the script, else H20-96G (assumed) */
   const char *lang;             /* "en" | "zh"; NULL = en */
   const char *model_config_dir; /* NULL = discover */
-  const char *extra_rules;      /* path of a user rule file, NULL = none */
+  const char *extra_rules;      /* path of a user rule file, NULL = none (only when !rules) */
   const au_override *overrides;
   size_t noverrides;
   const sm_reader *reader;      /* NULL = disk */

@@ -147,6 +147,18 @@ int pd_cmd_check(int argc, char **argv) {
   }
   free(inputs.items);
 
+  /* The catalog is compiled once for all the scripts of this call. */
+  char **rule_errors = NULL;
+  size_t nrule_errors = 0;
+  au_rules *rules = au_rules_load(cfg.extra_rules, &rule_errors, &nrule_errors);
+  for (size_t k = 0; k < nrule_errors; k++) {
+    fprintf(stderr, "perf-doctor check: %s\n", rule_errors[k]);
+    free(rule_errors[k]);
+    status = 2;
+  }
+  free(rule_errors);
+  cfg.rules = rules;
+
   au_result **results = pd_xcalloc(files.n ? files.n : 1, sizeof *results);
   size_t nres = 0;
   for (size_t i = 0; i < files.n; i++) {
@@ -194,6 +206,7 @@ int pd_cmd_check(int argc, char **argv) {
     json_decref(doc);
   }
   for (size_t i = 0; i < nres; i++) au_result_free(results[i]);
+  au_rules_free(rules);
   free(results);
   for (size_t i = 0; i < files.n; i++) free(files.items[i]);
   free(files.items);
