@@ -292,7 +292,9 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     if (has_ov) sev = ov;
     /* a flag set only in an if/case branch may not be passed at all: say so, at info */
     bool conditional = loc && loc->conditional;
-    if (borderline || noted || conditional) sev = AU_INFO;
+    /* without a train command the arrays were only assumed to be passed: nothing is certain */
+    bool no_train = !m->train_line_found;
+    if (borderline || noted || conditional || no_train) sev = AU_INFO;
     f->severity = (au_severity)sev;
     f->borderline = borderline;
     f->title = pd_xstrdup(ac_tr(&r->title, lang));
@@ -339,6 +341,13 @@ static void eval_rule(finding_list *out, const ac_rule *r, const sm_model *m, co
     if (conditional) {
       char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（该参数只在条件分支中设置：仅当该分支执行时成立，降为 info）"
                                                : "%s (the flag is set only in a conditional branch: applies when that branch runs; shown as info)",
+                                f->cost);
+      free(f->cost);
+      f->cost = cost;
+    }
+    if (no_train) {
+      char *cost = pd_xasprintf(lang[0] == 'z' ? "%s（未找到训练命令：按所有 *_ARGS 数组都被传入来审查，降为 info）"
+                                               : "%s (no train command found: audited as if every *_ARGS array were passed; shown as info)",
                                 f->cost);
       free(f->cost);
       f->cost = cost;
@@ -444,7 +453,9 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   if (!rules) rules = own = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
   ax_env env = af_env(r->facts);
   finding_list out = {0};
-  for (size_t i = 0; i < rules->cat->n; i++)
+  /* a shell file that passes no flag at all is not a launch script: nothing to say */
+  bool launch = r->model->train_line_found || r->model->nflags > 0;
+  for (size_t i = 0; launch && i < rules->cat->n; i++)
     eval_rule(&out, &rules->cat->rules[i], r->model, r->facts, &env, cfg, rules->bl);
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
