@@ -76,6 +76,10 @@ static int run_cli(const char *args) {
 }
 
 int main(void) {
+  if (access(GOOD_GZ, R_OK) != 0 || access(BIG_GZ, R_OK) != 0) {
+    printf("trace_corrupt: the shared traces are not there (%s): skipped\n", GOOD_GZ);
+    return 77;
+  }
   snprintf(tmpdir, sizeof tmpdir, "/tmp/pd-trace-corrupt-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
 
