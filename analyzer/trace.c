@@ -3,9 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,13 +103,6 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
     *PD_PUSH(files.v, files.n, files.cap) = pd_xstrdup(path);
   }
 
-#ifdef __GLIBC__
-  /* Large arrays (the GPU rows of a GB trace) must come from mmap so that their memory goes
-   * back to the system between files: glibc otherwise raises its mmap threshold after the
-   * first big free and serves the next file's arrays from a heap it never shrinks, which
-   * made two 1 GB files in a row peak 50 % higher than one. A fixed threshold stops that. */
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-#endif
   /* jansson seeds its hash function on first use; do it before the workers start */
   json_object_seed(0);
   pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last}};
