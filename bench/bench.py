@@ -179,7 +179,8 @@ def part_bls(cfg, data, res):
         for conf, extra in (("default", env),
                             ("shellcheck off", env + ["--init-options", json.dumps({"shellcheckPath": ""})])):
             log("lsp: bash-language-server %s (%s), %d lines" % (ver, conf, n))
-            r = drive(script, ws, [bls, "start"], cfg, extra, timeout_budget=cfg["bls_budget"])
+            # ShellCheck alone takes ~12 s on 30,000 lines here: allow a minute per publish
+            r = drive(script, ws, [bls, "start"], cfg, extra + ["--timeout", "60"], timeout_budget=cfg["bls_budget"])
             r.update({"server": "bash-language-server", "config": conf, "target_lines": n})
             rows.append(r)
     res["bls"] = rows
@@ -340,7 +341,7 @@ def part_callgrind(cfg, pd, data, res, work):
             log("callgrind: perf-doctor lsp, %d lines, %d edits" % (n, e))
             server = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + f, pd, "lsp"]
             argv = [PY, os.path.join(HERE, "lsp_drive.py"), "--script", script, "--root", ws, "--edits", str(e),
-                    "--roundtrips", "0", "--"] + server
+                    "--roundtrips", "0", "--timeout", "900", "--"] + server
             p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if p.returncode not in (0, 1) or not os.path.exists(f):
                 ok = False
