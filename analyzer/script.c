@@ -1,6 +1,9 @@
 /* script: walks the syntax tree statement by statement, the way bash would run it but without
  * running anything, to collect arrays, variables and the train command; then turns the train
  * command's argv into flags and derives the context. */
+/* realpath(3) is XSI in glibc: resolving symbolic links keeps `source` inside the workspace. */
+#define _XOPEN_SOURCE 700
+
 #include "analyzer/script.h"
 
 #include <ctype.h>
@@ -19,6 +22,7 @@
 const TSLanguage *tree_sitter_bash(void);
 
 #define MAX_SOURCE_DEPTH 8
+#define MAX_SOURCED_FILES 64 /* a file sourcing another ten times, eight deep, is 10^8 reads */
 #define MAX_CALL_DEPTH 8
 #define MAX_LOOP_ITER 4096
 #define MAX_SYNTAX_CONDS 20
@@ -195,8 +199,17 @@ static char *discover_model_dir(const builder *b) {
 
 /* ---- reading and parsing sourced files ---------------------------------------------------- */
 
-static char *read_source(const builder *b, const char *path, size_t *len) {
+/* Reads a sourced file. A path that exists on disk but is not a regular file is refused before
+ * anything opens it: opening a FIFO blocks until a writer appears (forever, in an editor), and
+ * a device can be endless. *why receives a reason when errno alone would not say it. */
+static char *read_source(const builder *b, const char *path, size_t *len, const char **why) {
   size_t max = b->opt->max_file_bytes ? b->opt->max_file_bytes : DEFAULT_MAX_FILE;
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    if (!S_ISDIR(st.st_mode)) *why = "not a regular file (a FIFO, socket or device)";
+    return NULL;
+  }
   if (b->opt->reader) {
     char *t = b->opt->reader->read(b->opt->reader->ctx, path, len);
     if (t && *len > max) {
@@ -207,6 +220,19 @@ static char *read_source(const builder *b, const char *path, size_t *len) {
     return t;
   }
   return pd_read_file(path, max, len);
+}
+
+/* under_root on the paths with symbolic links resolved, so that a link inside the workspace
+ * cannot lead `source` out of it. A path that does not exist (yet) is judged by its name. */
+static bool under_root_real(const char *path, const char *root) {
+  if (!root || !*root) return true;
+  char *rp = realpath(path, NULL);
+  if (!rp) return true;
+  char *rr = realpath(root, NULL);
+  bool in = under_root(rp, rr ? rr : root);
+  free(rp);
+  free(rr);
+  return in;
 }
 
 static int add_file(builder *b, char *path /* consumed */, char *text /* consumed */, size_t len,
@@ -548,19 +574,32 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
                           full));
     goto out;
   }
+  if (b->m->nfiles >= MAX_SOURCED_FILES) {
+    add_cond(b, SM_WARN, "source-limit", file, cr,
+             pd_xasprintf("more than %d files sourced in all; %s not followed", MAX_SOURCED_FILES,
+                          full));
+    goto out;
+  }
   if (!under_root(full, b->opt->workspace_root)) {
     add_cond(b, SM_INFO, "source-outside", file, cr,
              pd_xasprintf("%s is outside the workspace; not followed", full));
     goto out;
   }
+  if (!under_root_real(full, b->opt->workspace_root)) {
+    add_cond(b, SM_INFO, "source-outside", file, cr,
+             pd_xasprintf("%s is outside the workspace (through a symbolic link); not followed",
+                          full));
+    goto out;
+  }
   size_t len = 0;
+  const char *why = NULL;
   errno = 0;
-  char *text = read_source(b, full, &len);
+  char *text = read_source(b, full, &len, &why);
   if (!text) {
     int e = errno;
     add_cond(b, SM_WARN, "source-missing", file, cr,
              pd_xasprintf("cannot read sourced file %s: %s", full,
-                          e == EFBIG ? "file too large" : strerror(e ? e : ENOENT)));
+                          why ? why : e == EFBIG ? "file too large" : strerror(e ? e : ENOENT)));
     if (models && !b->m->ctx.model) {
       b->m->ctx.model = pd_xstrdup(bn);
       b->m->source_file = file;
