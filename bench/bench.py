@@ -512,7 +512,10 @@ def machine_info(pd):
         pass
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL).stdout.decode().strip()
-    return {"cpu": cpu, "cores": os.cpu_count(), "mem_mb": mem, "kernel": platform.release(),
+    # others edit the same checkout: say which tracked files differed from the commit when built
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode().split("\n")
+    return {"dirty": [l[3:] for l in dirty if l.strip()], "cpu": cpu, "cores": os.cpu_count(), "mem_mb": mem, "kernel": platform.release(),
             "python": platform.python_version(), "commit": commit,
             "perf_doctor": version_of([pd, "version"], r"(\S+)$"), "date_utc": datetime.datetime.utcnow().isoformat() + "Z"}
 

@@ -302,7 +302,8 @@ def main():
         s.p.kill()
         out["exit_status"] = "killed"
     print(json.dumps(out))
-    return 0 if not timeouts and lat else 1
+    # a clean session ends with exit status 0 (LSP: exit after shutdown)
+    return 0 if not timeouts and lat and out["exit_status"] == 0 else 1
 
 
 if __name__ == "__main__":
