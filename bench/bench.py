@@ -429,7 +429,13 @@ def table(res):
               "| server | config | lines | initialize | didOpen→diags | didChange→diags p50 / p95 (n) | hover p50 | codeAction p50 | RSS (HWM) MB | load |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in (res.get("lsp") or []) + (res["bls"] if isinstance(res.get("bls"), list) else []):
-            if "change" not in r:
+            if "change" not in r or r.get("open_ms") is None:
+                if r.get("open_timeout_s"):
+                    L.append("| %s | %s | %s | %s | no publish in %g s | – | %s | %s | %s | %s |" % (
+                        r["server"], r["config"], "{:,}".format(r["lines"]), fmt(r.get("initialize_ms")),
+                        r["open_timeout_s"], fmt(r["hover"]["p50"], 2),
+                        fmt((r.get("code_action") or {}).get("p50"), 2), fmt((r.get("hwm_kb") or 0) / 1024.0), r["load"]))
+                    continue
                 L.append("| %s | %s | %d | %s | – | – | – | – | – | %s |" % (
                     r["server"], r["config"], r["target_lines"], r.get("error", "failed"), r["load"]))
                 continue

@@ -219,14 +219,14 @@ def main():
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "shellscript",
                                                        "version": 1, "text": text}})
     ms, m = s.wait(published(None), t0)
-    if ms is None:
-        out["error"] = "no publishDiagnostics after didOpen"
-        print(json.dumps(out))
-        s.p.kill()
-        return 1
+    open_ok = ms is not None
+    # a server that never publishes (e.g. a linter past its own timeout) still gets its round
+    # trips and memory measured; the edits are skipped, as each would only time out
     out["open_ms"] = ms
-    diags = m["params"].get("diagnostics", [])
-    out["open_diagnostics"] = len(diags)
+    diags = m["params"].get("diagnostics", []) if m else []
+    out["open_diagnostics"] = len(diags) if m else None
+    if not open_ok:
+        out["open_timeout_s"] = TIMEOUT[0]
 
     version = [1]
     cur = [lines[eline]]
@@ -246,11 +246,11 @@ def main():
         ms, msg = s.wait(published(version[0]), t)
         return ms, msg
 
-    for typing in (True, False):  # warm-up pair, untimed
-        edit(typing)
     lat, timeouts, last_count = [], 0, None
+    for typing in (True, False) if open_ok else ():  # warm-up pair, untimed
+        edit(typing)
     start = time.perf_counter()
-    for i in range(a.edits):
+    for i in range(a.edits if open_ok else 0):
         ms, msg = edit(i % 2 == 0)
         if ms is None:
             timeouts += 1
@@ -303,7 +303,7 @@ def main():
         out["exit_status"] = "killed"
     print(json.dumps(out))
     # a clean session ends with exit status 0 (LSP: exit after shutdown)
-    return 0 if not timeouts and lat and out["exit_status"] == 0 else 1
+    return 0 if open_ok and not timeouts and lat and out["exit_status"] == 0 else 1
 
 
 if __name__ == "__main__":
