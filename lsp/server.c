@@ -231,18 +231,24 @@ static bool has_dep(const srv_doc *d, const char *norm_path) {
   return false;
 }
 
-/* A document another open script sources: its findings come from that script's analysis. */
+/* A document another open script sources: its findings come from that script's analysis.
+ * Two documents that source each other each analyse themselves. */
 static srv_doc *owner_of(srv *s, const srv_doc *d) {
   if (!d->doc->path) return NULL;
   char *n = fm_normalize(d->doc->path);
   srv_doc *owner = NULL;
-  for (size_t i = 0; i < s->ndocs && !owner; i++)
-    if (s->docs[i] != d && has_dep(s->docs[i], n)) owner = s->docs[i];
+  for (size_t i = 0; i < s->ndocs && !owner; i++) {
+    srv_doc *c = s->docs[i];
+    if (c == d || !c->doc->path || !has_dep(c, n)) continue;
+    char *cn = fm_normalize(c->doc->path);
+    if (!has_dep(d, cn)) owner = c;
+    free(cn);
+  }
   free(n);
   return owner;
 }
 
-/* Marks every document whose last analysis read `path` (or the document at path) dirty. */
+/* Marks every document whose last analysis read `path` dirty. */
 static void touch_path(srv *s, const char *path) {
   char *n = fm_normalize(path);
   for (size_t i = 0; i < s->ndocs; i++)
@@ -284,7 +290,8 @@ static char *uri_of(void *ctx, const char *norm_path) {
 static const char *root_for(const srv *s, const char *path) {
   for (size_t i = 0; path && i < s->nroots; i++) {
     size_t n = strlen(s->roots[i]);
-    if (!strncmp(path, s->roots[i], n) && (path[n] == '/' || path[n] == '\0' || s->roots[i][n - 1] == '/'))
+    if (n > 0 && !strncmp(path, s->roots[i], n) &&
+        (path[n] == '/' || path[n] == '\0' || s->roots[i][n - 1] == '/'))
       return s->roots[i];
   }
   return NULL;
@@ -424,7 +431,6 @@ static srv_doc *analysis_for(srv *s, srv_doc *d, int *file) {
   return a;
 }
 
-
 static void close_doc(srv *s, srv_doc *d) {
   json_t *old = d->contrib;
   d->contrib = NULL;
@@ -552,7 +558,7 @@ static void on_initialized(srv *s) {
     request(s, "client/registerCapability",
             json_pack("{s:[{s:s,s:s,s:{s:[{s:s},{s:s}]}}]}", "registrations", "id", "perf-doctor-watch",
                       "method", "workspace/didChangeWatchedFiles", "registerOptions", "watchers",
-                      "globPattern", "**/*.sh", "globPattern", "**/*.yaml"));
+                      "globPattern", "**/*.sh", "globPattern", "**/*.json"));
 }
 
 static void on_did_open(srv *s, const rpc_message *m) {

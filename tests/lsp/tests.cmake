@@ -20,3 +20,5 @@ endforeach()
 # a p95 over 250 ms).
 pd_add_unit(lsp_bench ${CMAKE_CURRENT_LIST_DIR}/bench.c)
 add_dependencies(lsp_bench perf-doctor)
+# Two analyses per edit: minutes, more under the sanitizers.
+set_tests_properties(lsp_random_edits PROPERTIES TIMEOUT 3600)
