@@ -94,17 +94,31 @@ def edit_corpus():
 
 
 def trace_events(path, limit):
+    """A small but connected sample: metadata, ProfilerStep spans, GPU rows (kernels, copies,
+    NCCL) with the runtime launches and flow events that share their correlation ids, and a few
+    CPU ops, so that the per-rank analyses have something to join."""
     with gzip.open(path, "rt") as f:
         doc = json.load(f)
-    seen, evs = {}, []
-    for e in doc.get("traceEvents", []):
-        key = (e.get("ph"), e.get("cat"), (e.get("name") or "")[:12])
-        if seen.get(key, 0) >= 2 or len(evs) >= limit:
-            continue
-        seen[key] = seen.get(key, 0) + 1
-        evs.append(e)
+    evs = doc.get("traceEvents", [])
+    corr = lambda e: (e.get("args") or {}).get("correlation")
+    pick, seen = [], {}
+    for e in evs:
+        if e.get("ph") == "M" or str(e.get("name", "")).startswith("ProfilerStep"):
+            pick.append(e)
+    gpu = [e for e in evs if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation")]
+    for e in gpu:
+        k = (e.get("cat"), "nccl" in str(e.get("name", "")).lower())
+        if seen.get(k, 0) < 3:
+            seen[k] = seen.get(k, 0) + 1
+            pick.append(e)
+    ids = {corr(e) for e in pick if corr(e) is not None}
+    pick += [e for e in evs if e.get("cat") in ("cuda_runtime", "cuda_driver", "ac2g") and corr(e) in ids
+             or e.get("ph") in ("s", "f") and e.get("id") in ids]
+    pick += [e for e in evs if e.get("cat") == "cpu_op"][:6]
+    pick = pick[:limit]
+    pick.sort(key=lambda e: (e.get("ts") or 0))
     head = {k: v for k, v in doc.items() if k != "traceEvents"}
-    return head, evs
+    return head, pick
 
 
 def trace_corpus(shared):
@@ -112,7 +126,7 @@ def trace_corpus(shared):
     srcs = sorted(glob.glob(os.path.join(shared, "traces/*/*.json.gz")))
     ranks = []
     for i, p in enumerate(srcs):
-        head, evs = trace_events(p, 30)
+        head, evs = trace_events(p, 60)
         doc = dict(head)
         doc["traceEvents"] = evs
         text = json.dumps(doc).encode()

@@ -41,6 +41,11 @@ for t in $targets; do
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$out/log" | tail -1)
+  if [ -z "$execs" ]; then # -fork=N mode: no final stats; its last status line has the totals
+    last=$(grep -E '^#[0-9]+: cov' "$out/log" | tail -1)
+    execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+    speed=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
+  fi
   if [ $rc -ne 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' "$out/log"; then
     echo "FAIL fuzz_$t (exit $rc): see $out/log"
     grep -E 'ERROR:|runtime error:|SUMMARY:|Test unit written' "$out/log" | head -20
