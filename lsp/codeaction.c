@@ -145,9 +145,8 @@ static void finding_edits(const au_finding *f, edit_list *l) {
   }
 }
 
-static void quick_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
-                      const act_options *o, checker *ck) {
-  (void)r;
+static void quick_fix(json_t *out, const au_finding *f, const fm_map *m, const act_options *o,
+                      checker *ck) {
   edit_list l = {0};
   finding_edits(f, &l);
   if (edits_ok(m, &l, ck)) {
@@ -171,8 +170,6 @@ static const sm_flag *nth_flag(const sm_model *m, const char *name, int file, si
   return NULL;
 }
 
-/* Where a NOTE comment may go for occurrence `occ`: the start of its line, then the start of the
- * command's first line when the flag sits on a continued command line. */
 static size_t line_start(const fm_file *f, size_t at) {
   while (at > 0 && f->text[at - 1] != '\n') at--;
   return at;
@@ -184,12 +181,58 @@ static char *indent_of(const fm_file *f, size_t start) {
   return pd_xstrndup(f->text + start, e - start);
 }
 
+/* A reader that answers one file (normalised path) with edited text, and the rest as before. */
+typedef struct {
+  const char *path, *text;
+  size_t len;
+  const sm_reader *inner;
+} override_reader;
+
+static char *override_read(void *ctx, const char *path, size_t *len) {
+  const override_reader *o = ctx;
+  char *n = fm_normalize(path);
+  bool hit = !strcmp(n, o->path);
+  free(n);
+  if (hit) {
+    *len = o->len;
+    return pd_xstrndup(o->text, o->len);
+  }
+  return o->inner ? o->inner->read(o->inner->ctx, path, len) : pd_read_file(path, (size_t)16 << 20, len);
+}
+
+/* The script's model after replacing file `file`'s text. Caller frees. */
+static sm_model *rebuild(const sm_model *model, const fm_map *m, int file, const char *text, size_t len,
+                         const sm_options *opt) {
+  if (file == 0) return sm_build(model->files[0].path, text, len, NULL, opt);
+  override_reader o = {m->files[file].path, text, len, opt->reader};
+  sm_reader r = {override_read, &o};
+  sm_options changed = *opt;
+  changed.reader = &r;
+  return sm_build(model->files[0].path, model->files[0].text, model->files[0].len, NULL, &changed);
+}
+
+static int file_index(const sm_model *after, const char *norm_path) {
+  for (size_t i = 0; i < after->nfiles; i++) {
+    if (!after->files[i].path) continue;
+    char *n = fm_normalize(after->files[i].path);
+    bool same = !strcmp(n, norm_path);
+    free(n);
+    if (same) return (int)i;
+  }
+  return -1;
+}
+
+/* "Add a NOTE to accept this setting": a `# NOTE(perf-doctor): ...` line above the flag, or, for a
+ * flag on a continued command line (where a comment line would cut the command), above the
+ * command. Offered only where the rebuilt model attaches the NOTE to that very flag and keeps
+ * every flag. */
 static void note_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
                      const act_options *o, checker *ck) {
   const sm_model *model = r->model;
-  /* A critical finding stops the job from starting: there is no accepting it. The check below
-   * rebuilds the script only, so the flag must be in it. */
-  if (f->severity == AU_CRITICAL || !f->flag || f->file != 0 || !model->files[0].path) return;
+  /* A critical finding stops the job from starting: there is no accepting it. */
+  if (f->severity == AU_CRITICAL || !f->flag || f->file < 0 || (size_t)f->file >= m->nfiles ||
+      !model->files[0].path || (f->file != 0 && !m->files[f->file].path))
+    return;
   /* The occurrence the finding points at, and its ordinal among the same flag's occurrences. */
   size_t k = 0;
   const sm_flag *occ = NULL;
@@ -203,9 +246,9 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
     k++;
   }
   if (!occ || occ->note) return;
-  const fm_file *file = &m->files[0];
+  const fm_file *file = &m->files[f->file];
   size_t spots[2] = {line_start(file, occ->range.start_byte), (size_t)-1};
-  if (model->train_line_found && model->train_file == 0 && !occ->group)
+  if (model->train_line_found && model->train_file == f->file && !occ->group)
     spots[1] = line_start(file, model->train_range.start_byte);
   for (int s = 0; s < 2; s++) {
     if (spots[s] == (size_t)-1 || (s == 1 && spots[1] == spots[0])) continue;
@@ -214,14 +257,14 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
                               indent, f->rule);
     free(indent);
     edit_list l = {0};
-    push_edit(&l, 0, spots[s], spots[s], text);
+    push_edit(&l, f->file, spots[s], spots[s], text);
     bool ok = edits_ok(m, &l, ck);
     if (ok) {
-      /* The comment must attach to the same flag and leave every flag in place. */
       size_t len;
-      char *t = apply(m, 0, &l, &len);
-      sm_model *after = sm_build(model->files[0].path, t, len, NULL, o->sm);
-      const sm_flag *same = nth_flag(after, f->flag, 0, k);
+      char *t = apply(m, f->file, &l, &len);
+      sm_model *after = rebuild(model, m, f->file, t, len, o->sm);
+      int af = f->file == 0 ? 0 : file_index(after, m->files[f->file].path);
+      const sm_flag *same = af < 0 ? NULL : nth_flag(after, f->flag, af, k);
       ok = after->nflags == model->nflags && same && same->note;
       sm_model_free(after);
       free(t);
@@ -326,7 +369,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
     for (size_t i = 0; i < r->nfindings; i++) {
       const au_finding *f = &r->findings[i];
       if (f->file != file || !overlaps(a, b, f->range)) continue;
-      if (f->nedits > 0) quick_fix(out, r, f, m, o, ck);
+      if (f->nedits > 0) quick_fix(out, f, m, o, ck);
       note_fix(out, r, f, m, o, ck);
     }
   }

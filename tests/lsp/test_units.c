@@ -6,6 +6,7 @@
 
 #include "analyzer/util.h"
 #include "harness.h"
+#include "lsp/codeaction.h"
 #include "lsp/config.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"
@@ -266,11 +267,80 @@ static void test_config(void) {
   cfg_free(&c);
 }
 
+static char *uri_of(void *ctx, const char *path) {
+  (void)ctx;
+  return doc_path_to_uri(path);
+}
+
+/* A finding on a flag of the sourced model config: the NOTE goes into the config, and is offered
+ * because the rebuilt model (reading the edited config) attaches it to that flag. */
+static void test_note_in_model_config(void) {
+  char *path = pd_xasprintf("%s/lsp/fixtures/ws/scripts/training/text/run-qwen3-4B-8xgpu.sh", PD_TESTS_DIR);
+  size_t len;
+  char *text = pd_read_file(path, 1 << 20, &len);
+  CHECK(text != NULL);
+  if (!text) return;
+  sm_options opt = {0};
+  au_result r = {0};
+  r.model = sm_build(path, text, len, NULL, &opt);
+  const sm_flag *g = sm_flag_get(r.model, "--num-query-groups");
+  CHECK(g && g->file > 0);
+  if (!g || g->file <= 0) {
+    sm_model_free(r.model);
+    free(text);
+    free(path);
+    return;
+  }
+  au_finding f = {0};
+  f.rule = "R-TEST";
+  f.severity = AU_WARN;
+  f.title = "a test finding";
+  f.flag = "--num-query-groups";
+  f.file = g->file;
+  f.range = g->full;
+  r.findings = &f;
+  r.nfindings = 1;
+  fm_map m;
+  char *uri = doc_path_to_uri(path);
+  fm_init(&m, r.model, uri, DOC_UTF16, uri_of, NULL);
+  TSParser *p = sm_parser_new();
+  dg_options dg = {true, true, NULL};
+  act_options o = {NULL, p, &opt, &dg};
+  json_t *acts = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o);
+  json_t *note = NULL;
+  size_t i;
+  json_t *a;
+  json_array_foreach(acts, i, a) if (strstr(json_string_value(json_object_get(a, "title")), "NOTE")) note = a;
+  CHECK(note != NULL);
+  const char *cfg_uri = fm_uri(&m, g->file);
+  json_t *edits = json_object_get(json_object_get(json_object_get(note, "edit"), "changes"), cfg_uri);
+  CHECK_INT(json_array_size(edits), 1);
+  json_t *e = json_array_get(edits, 0);
+  CHECK_STR(json_string_value(json_object_get(e, "newText")),
+            "   # NOTE(perf-doctor): accept R-TEST: <reason this setting is right here>\n");
+  CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(e, "range"), "start"), "line")),
+            g->range.start_line);
+  CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(e, "range"), "start"), "character")), 0);
+  /* Critical findings get none. */
+  f.severity = AU_CRITICAL;
+  json_t *none = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o);
+  json_array_foreach(none, i, a) CHECK(!strstr(json_string_value(json_object_get(a, "title")), "NOTE"));
+  json_decref(none);
+  json_decref(acts);
+  ts_parser_delete(p);
+  fm_free(&m);
+  free(uri);
+  sm_model_free(r.model);
+  free(text);
+  free(path);
+}
+
 int main(void) {
   test_transport();
   test_jsonrpc();
   test_positions();
   test_document();
   test_config();
+  test_note_in_model_config();
   return pd_test_exit("lsp_units");
 }
