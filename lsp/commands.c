@@ -70,16 +70,13 @@ json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
   }
   json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
   if (write_file) {
+    /* A read-only trace folder still gets its summary, just not as a file. */
     char *out = summary_path(path);
-    if (!write_text(out, md, err)) {
-      free(out);
-      free(md);
-      json_decref(j);
-      return NULL;
+    if (write_text(out, md, err)) {
+      char *uri = doc_path_to_uri(out);
+      json_object_set_new(j, "uri", json_string(uri));
+      free(uri);
     }
-    char *uri = doc_path_to_uri(out);
-    json_object_set_new(j, "uri", json_string(uri));
-    free(uri);
     free(out);
   }
   free(md);

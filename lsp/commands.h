@@ -22,8 +22,9 @@ json_t *cmd_report(const au_result *r, const char *lang);
 bool cmd_trace_available(void);
 
 /* Summary of a trace file or folder. write_file: also write it beside the traces (the folder
- * itself, or the file's folder) and add its URI. Returns a new reference, or NULL with *err set
- * (caller frees). */
+ * itself, or the file's folder) and add its URI. Returns a new reference, or NULL with *err set.
+ * When only the writing failed, it returns the summary without "uri" and sets *err to say why.
+ * Caller frees *err. */
 json_t *cmd_trace_summary(const char *path, bool write_file, char **err);
 
 #endif

@@ -794,6 +794,7 @@ static void on_execute_command(srv *s, const rpc_message *m) {
       reply_error(s, m->id, RPC_REQUEST_FAILED, msg);
       free(msg);
     } else {
+      if (err) show_message(s, LOG_WARNING, err);
       const char *uri = json_string_value(json_object_get(res, "uri"));
       if (uri) request(s, "window/showDocument", json_pack("{s:s,s:b}", "uri", uri, "takeFocus", 1));
       reply(s, m->id, res);

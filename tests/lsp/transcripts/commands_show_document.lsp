@@ -15,6 +15,13 @@ expect {"jsonrpc":"2.0","id":2,"method":"window/showDocument","params":{"uri":"$
 expect {"id":3,"result":{"markdown":"~**Source:** 1 file(s)"}}
 exists traces/run1/sampled_rank-0.json.gz.perf-doctor-summary.md
 send {"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"the client could not open it"}}
+# Where the summary cannot be written (here a folder already has that name), it is still
+# answered, without a file, and the user is told why.
+copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz traces/blocked/sampled_rank-0.json.gz
+copy ${SHARED}/traces/README.md traces/blocked/perf-doctor-trace-summary.md/README.md
+send {"jsonrpc":"2.0","id":5,"method":"workspace/executeCommand","params":{"command":"perfDoctor.traceSummary","arguments":["traces/blocked"]}}
+expect {"method":"window/showMessage","params":{"type":2,"message":"~cannot write"}}
+expect {"id":5,"result":{"markdown":"~## Measured","uri":"<absent>"}}
 send {"jsonrpc":"2.0","id":4,"method":"shutdown"}
 expect {"id":4,"result":null}
 send {"jsonrpc":"2.0","method":"exit"}
