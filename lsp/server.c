@@ -268,6 +268,16 @@ static bool is_shell(const doc_document *d) {
   return pd_str_ends(p, ".sh") || pd_str_ends(p, ".bash");
 }
 
+/* A launch script (it runs the train entrypoint) rather than a file it sources. Only used to
+ * analyse launch scripts first, so that their sourced files are known to be theirs. */
+static bool is_launcher(const doc_document *d) {
+  /* The text may hold NUL bytes: search it by length (memmem is not POSIX). */
+  for (const char *p = d->text, *end = d->text + d->len; (p = memchr(p, 'e', (size_t)(end - p))) != NULL; p++)
+    if ((size_t)(end - p) >= 17 && (!memcmp(p, "entrypoints.train", 17) || !memcmp(p, "entrypoints/train", 17)))
+      return true;
+  return false;
+}
+
 static char *reader_read(void *ctx, const char *path, size_t *len) {
   srv *s = ctx;
   char *n = fm_normalize(path);
@@ -416,6 +426,9 @@ static void analyse(srv *s, srv_doc *d) {
  * a shell script. *file receives d's index among the analysis' files. */
 static srv_doc *analysis_for(srv *s, srv_doc *d, int *file) {
   if (!is_shell(d->doc)) return NULL;
+  /* Which script sources d is known only once the launch scripts are analysed. */
+  for (size_t i = 0; i < s->ndocs; i++)
+    if (s->docs[i] != d && s->docs[i]->dirty && is_launcher(s->docs[i]->doc)) analyse(s, s->docs[i]);
   srv_doc *owner = owner_of(s, d);
   srv_doc *a = owner ? owner : d;
   if (a->dirty || (!a->result && !owner)) analyse(s, a);
@@ -937,9 +950,13 @@ static void handle(srv *s, rpc_message *m) {
 }
 
 static srv_doc *next_dirty(srv *s) {
-  for (size_t i = 0; i < s->ndocs; i++)
-    if (s->docs[i]->dirty) return s->docs[i];
-  return NULL;
+  srv_doc *first = NULL;
+  for (size_t i = 0; i < s->ndocs; i++) {
+    if (!s->docs[i]->dirty) continue;
+    if (is_launcher(s->docs[i]->doc)) return s->docs[i];
+    if (!first) first = s->docs[i];
+  }
+  return first;
 }
 
 int srv_serve(int in_fd, int out_fd, const srv_options *opt) {

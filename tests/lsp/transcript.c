@@ -373,13 +373,8 @@ static void do_open(session *s, char *args) {
   free(path);
 }
 
-static void do_copy(session *s, char *args) {
-  char *src = strtok(args, " \t"), *dst = strtok(NULL, " \t");
-  if (!src || !dst) {
-    fail(s, "copy needs SRC DST");
-    return;
-  }
-  char *from = src[0] == '/' ? pd_xstrdup(src) : fixture_path(src), *to = pd_xasprintf("%s/%s", s->tmp, dst);
+/* Creates the folders of ${TMP}/... path `to`. */
+static void make_parents(const session *s, const char *to) {
   char *dir = pd_xstrdup(to);
   for (char *q = dir + strlen(s->tmp) + 1; (q = strchr(q, '/')) != NULL; q++) {
     *q = '\0';
@@ -387,6 +382,16 @@ static void do_copy(session *s, char *args) {
     *q = '/';
   }
   free(dir);
+}
+
+static void do_copy(session *s, char *args) {
+  char *src = strtok(args, " \t"), *dst = strtok(NULL, " \t");
+  if (!src || !dst) {
+    fail(s, "copy needs SRC DST");
+    return;
+  }
+  char *from = src[0] == '/' ? pd_xstrdup(src) : fixture_path(src), *to = pd_xasprintf("%s/%s", s->tmp, dst);
+  make_parents(s, to);
   size_t len;
   char *data = pd_read_file(from, 1 << 28, &len);
   FILE *f = data ? fopen(to, "wb") : NULL;
@@ -407,6 +412,7 @@ static void do_write(session *s, char *args) {
   *sp++ = '\0';
   json_t *j = json_loads(sp, JSON_DECODE_ANY, NULL);
   char *to = pd_xasprintf("%s/%s", s->tmp, dst);
+  make_parents(s, to);
   FILE *f = json_is_string(j) ? fopen(to, "wb") : NULL;
   if (!f || fwrite(json_string_value(j), 1, json_string_length(j), f) != json_string_length(j))
     fail(s, "cannot write %s", to);
