@@ -1,5 +1,6 @@
 #include "lsp/codeaction.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,12 +81,38 @@ static char *apply(const fm_map *m, int file, const edit_list *l, size_t *len) {
   return pd_buf_take(&b);
 }
 
-/* What one request needs to check edits: the parser, and each file's syntax error count before
- * any edit (computed once, on first use). */
+/* What checking edits needs: the parser, and each file's syntax error count before any edit
+ * (counted once per analysis, on first use). */
 typedef struct {
   TSParser *parser;
   size_t *errors_before; /* per file; SIZE_MAX = not counted yet */
 } checker;
+
+struct act_cache {
+  size_t *errors_before; /* per file, see checker */
+  json_t *per_finding;   /* array: actions of finding i, or null until built */
+  json_t *profiling;     /* the profiling action (0 or 1), NULL until built */
+  json_t *fix_all;       /* file index (as text) -> its fix-all action (0 or 1) */
+};
+
+act_cache *act_cache_new(const fm_map *m, size_t nfindings) {
+  act_cache *c = pd_xcalloc(1, sizeof *c);
+  c->errors_before = pd_xmalloc((m->nfiles ? m->nfiles : 1) * sizeof(size_t));
+  for (size_t i = 0; i < m->nfiles; i++) c->errors_before[i] = SIZE_MAX;
+  c->per_finding = json_array();
+  for (size_t i = 0; i < nfindings; i++) json_array_append_new(c->per_finding, json_null());
+  c->fix_all = json_object();
+  return c;
+}
+
+void act_cache_free(act_cache *c) {
+  if (!c) return;
+  free(c->errors_before);
+  json_decref(c->per_finding);
+  json_decref(c->profiling);
+  json_decref(c->fix_all);
+  free(c);
+}
 
 /* Sorts the list and checks it: in range, no overlaps, and every edited file parses with no
  * more syntax errors than before. */
@@ -359,22 +386,49 @@ static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, 
   free(l.items);
 }
 
+/* Appends every element of `from` to `to` (shared, not copied). */
+static void append_all(json_t *to, const json_t *from) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(from, i, v) json_array_append(to, v);
+}
+
 json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, size_t b,
-                    const act_options *o) {
+                    const act_options *o, act_cache *cache) {
   json_t *out = json_array();
   if (!r->model || file < 0 || (size_t)file >= m->nfiles) return out;
-  checker ck_ = {o->parser, pd_xmalloc(m->nfiles * sizeof(size_t))}, *ck = &ck_;
-  for (size_t i = 0; i < m->nfiles; i++) ck->errors_before[i] = SIZE_MAX;
+  checker ck_ = {o->parser, cache->errors_before}, *ck = &ck_;
   if (kind_wanted(o->only, "quickfix")) {
     for (size_t i = 0; i < r->nfindings; i++) {
       const au_finding *f = &r->findings[i];
       if (f->file != file || !overlaps(a, b, f->range)) continue;
-      if (f->nedits > 0) quick_fix(out, f, m, o, ck);
-      note_fix(out, r, f, m, o, ck);
+      json_t *mine = json_array_get(cache->per_finding, i);
+      if (json_is_null(mine)) {
+        mine = json_array();
+        if (f->nedits > 0) quick_fix(mine, f, m, o, ck);
+        note_fix(mine, r, f, m, o, ck);
+        json_array_set_new(cache->per_finding, i, mine);
+      }
+      append_all(out, mine);
     }
   }
-  if (file == 0 && kind_wanted(o->only, "refactor.rewrite")) profiling_block(out, r, m, o, ck);
-  if (kind_wanted(o->only, "source.fixAll.perfDoctor")) fix_all(out, r, file, m, ck);
-  free(ck->errors_before);
+  if (file == 0 && kind_wanted(o->only, "refactor.rewrite")) {
+    if (!cache->profiling) {
+      cache->profiling = json_array();
+      profiling_block(cache->profiling, r, m, o, ck);
+    }
+    append_all(out, cache->profiling);
+  }
+  if (kind_wanted(o->only, "source.fixAll.perfDoctor")) {
+    char key[24];
+    snprintf(key, sizeof key, "%d", file);
+    json_t *mine = json_object_get(cache->fix_all, key);
+    if (!mine) {
+      mine = json_array();
+      fix_all(mine, r, file, m, ck);
+      json_object_set_new(cache->fix_all, key, mine);
+    }
+    append_all(out, mine);
+  }
   return out;
 }

@@ -27,9 +27,17 @@ typedef struct {
   const dg_options *dg;     /* to echo the diagnostic each quick fix resolves */
 } act_options;
 
+/* What does not depend on the requested range, kept with one analysis so that the requests a
+ * client sends at every cursor move stay cheap: syntax error counts, actions already checked.
+ * Valid for the analysis (result, map and options) it was first used with. Caller frees with
+ * act_cache_free. */
+typedef struct act_cache act_cache;
+act_cache *act_cache_new(const fm_map *m, size_t nfindings);
+void act_cache_free(act_cache *c);
+
 /* Code actions for bytes [a, b] of file `file` of the analysis (CodeAction[]). New reference. */
 json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, size_t b,
-                    const act_options *o);
+                    const act_options *o, act_cache *cache);
 
 /* The profiling window the inserted block uses (offsets of prof.step() calls, end inclusive). */
 enum { ACT_PROFILE_STEP_START = 3, ACT_PROFILE_STEP_END = 5 };

@@ -36,6 +36,7 @@ typedef struct {
   au_result *result;   /* last analysis (of result_version), or NULL */
   long long result_version;
   fm_map map;          /* files of result */
+  act_cache *actions;  /* code actions of result, built as requested */
   char **deps;         /* normalised paths the last analysis read besides the document */
   size_t ndeps, deps_cap;
   json_t *contrib;     /* uri -> diagnostics this document's analysis contributes */
@@ -309,6 +310,8 @@ static const char *root_for(const srv *s, const char *path) {
 
 static void clear_analysis(srv_doc *d) {
   if (d->result) fm_free(&d->map);
+  act_cache_free(d->actions);
+  d->actions = NULL;
   au_result_free(d->result);
   d->result = NULL;
   for (size_t i = 0; i < d->ndeps; i++) free(d->deps[i]);
@@ -380,6 +383,7 @@ static void analyse(srv *s, srv_doc *d) {
   d->result = r;
   d->result_version = d->doc->version;
   fm_init(&d->map, r->model, d->doc->uri, s->enc, uri_of, s);
+  d->actions = act_cache_new(&d->map, r->nfindings);
   drain(s);
   bool stale = queued_change(s, d->doc->uri);
   for (size_t i = 1; i < d->map.nfiles; i++) {
@@ -752,7 +756,7 @@ static void on_code_action(srv *s, const rpc_message *m) {
   sm_options smo = model_options(s, doc_path(a));
   dg_options dgo = {s->cap_related, s->cfg.syntax_diagnostics, NULL};
   act_options o = {path_get(m->params, "context.only"), s->parser, &smo, &dgo};
-  reply(s, m->id, act_actions(a->result, &a->map, file, x, y, &o));
+  reply(s, m->id, act_actions(a->result, &a->map, file, x, y, &o, a->actions));
 }
 
 static void on_execute_command(srv *s, const rpc_message *m) {

@@ -306,7 +306,8 @@ static void test_note_in_model_config(void) {
   TSParser *p = sm_parser_new();
   dg_options dg = {true, true, NULL};
   act_options o = {NULL, p, &opt, &dg};
-  json_t *acts = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o);
+  act_cache *cache = act_cache_new(&m, r.nfindings);
+  json_t *acts = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o, cache);
   json_t *note = NULL;
   size_t i;
   json_t *a;
@@ -321,9 +322,16 @@ static void test_note_in_model_config(void) {
   CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(e, "range"), "start"), "line")),
             g->range.start_line);
   CHECK_INT(json_integer_value(json_object_get(json_object_get(json_object_get(e, "range"), "start"), "character")), 0);
+  /* The same request again is answered from the cache, identically. */
+  json_t *again = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o, cache);
+  CHECK(json_equal(acts, again));
+  json_decref(again);
+  act_cache_free(cache);
   /* Critical findings get none. */
   f.severity = AU_CRITICAL;
-  json_t *none = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o);
+  cache = act_cache_new(&m, r.nfindings);
+  json_t *none = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o, cache);
+  act_cache_free(cache);
   json_array_foreach(none, i, a) CHECK(!strstr(json_string_value(json_object_get(a, "title")), "NOTE"));
   json_decref(none);
   json_decref(acts);
