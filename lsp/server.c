@@ -62,6 +62,7 @@ typedef struct {
   json_t *pending;    /* id (as text) -> method of our requests to the client */
   TSParser *parser;
   sm_reader reader;
+  au_rules *rules;    /* compiled catalog, loaded on first use; dropped when settings change */
 } srv;
 
 /* ---- output ---------------------------------------------------------------------------- */
@@ -336,8 +337,30 @@ static void publish(srv *s, const char *uri) {
   notify(s, "textDocument/publishDiagnostics", params);
 }
 
+/* The rule catalog is compiled once (it costs several times an analysis) and kept until the
+ * settings or the user's rule file change. Problems with the rule file are shown once, here. */
+static const au_rules *rules_for(srv *s) {
+  if (!s->rules) {
+    char **errs = NULL;
+    size_t n = 0;
+    s->rules = au_rules_load(s->cfg.extra_rules, &errs, &n);
+    for (size_t i = 0; i < n; i++) {
+      show_message(s, LOG_WARNING, errs[i]);
+      free(errs[i]);
+    }
+    free(errs);
+  }
+  return s->rules;
+}
+
+static void drop_rules(srv *s) {
+  au_rules_free(s->rules);
+  s->rules = NULL;
+}
+
 static au_config audit_config(srv *s, const char *path) {
   au_config c = cfg_audit(&s->cfg);
+  c.rules = rules_for(s);
   c.reader = &s->reader;
   c.workspace_root = root_for(s, path);
   return c;
@@ -514,6 +537,7 @@ static void add_root(srv *s, const char *uri) {
 }
 
 static void apply_settings(srv *s, const json_t *settings) {
+  drop_rules(s);
   char *errs = cfg_load(&s->cfg, settings);
   if (errs) {
     char *msg = pd_xasprintf("perf-doctor settings: %s", errs);
@@ -659,7 +683,10 @@ static void on_did_change_watched(srv *s, const rpc_message *m) {
     if (type == 1 || type == 3) mark_all_dirty(s);
     if (s->cfg.extra_rules) {
       char *a = fm_normalize(path), *b = fm_normalize(s->cfg.extra_rules);
-      if (!strcmp(a, b)) mark_all_dirty(s);
+      if (!strcmp(a, b)) {
+        drop_rules(s);
+        mark_all_dirty(s);
+      }
       free(a);
       free(b);
     }
@@ -1008,6 +1035,7 @@ int srv_serve(int in_fd, int out_fd, const srv_options *opt) {
   free(s->roots);
   json_decref(s->cancelled);
   json_decref(s->pending);
+  drop_rules(s);
   cfg_free(&s->cfg);
   ts_parser_delete(s->parser);
   lt_reader_free(s->in);

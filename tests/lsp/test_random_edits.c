@@ -112,8 +112,10 @@ static char *uri_of(void *ctx, const char *path) {
   return doc_path_to_uri(path);
 }
 
-static char *diagnostics(const char *path, const char *uri, const char *text, size_t len, const TSTree *t) {
-  au_result *r = au_run(path, text, len, t, NULL);
+static char *diagnostics(const au_rules *rules, const char *path, const char *uri, const char *text,
+                         size_t len, const TSTree *t) {
+  au_config cfg = {.rules = rules};
+  au_result *r = au_run(path, text, len, t, &cfg);
   fm_map m;
   fm_init(&m, r->model, uri, DOC_UTF16, uri_of, NULL);
   dg_options o = {true, true, NULL};
@@ -131,6 +133,13 @@ int main(void) {
   const char *seed = getenv("PD_SEED");
   if (seed) rng_state = strtoull(seed, NULL, 10);
   char *path = pd_xasprintf("%s/lsp/fixtures/ws/scripts/training/text/run-qwen3-4B-8xgpu.sh", PD_TESTS_DIR);
+  /* the catalog is compiled once, as the server does */
+  char **rule_errors = NULL;
+  size_t nrule_errors = 0;
+  au_rules *rules = au_rules_load(NULL, &rule_errors, &nrule_errors);
+  CHECK_INT(nrule_errors, 0);
+  for (size_t i = 0; i < nrule_errors; i++) free(rule_errors[i]);
+  free(rule_errors);
   size_t len;
   char *orig = pd_read_file(path, 1 << 20, &len);
   CHECK(orig != NULL);
@@ -226,15 +235,15 @@ int main(void) {
               e, ts_node_has_error(ts_tree_root_node(inc)), ts_node_has_error(ts_tree_root_node(fresh)), x, y);
     }
     if (ts_node_has_error(ts_tree_root_node(fresh))) with_errors++;
-    char *da = diagnostics(path, uri, d->text, d->len, inc);
-    char *db = diagnostics(path, uri, d->text, d->len, NULL);
+    char *da = diagnostics(rules, path, uri, d->text, d->len, inc);
+    char *db = diagnostics(rules, path, uri, d->text, d->len, NULL);
     pd_test_checks++;
     if (strcmp(da, db) != 0) {
       diag_diffs++;
       failures++;
       pd_test_failures++;
-      char *da2 = diagnostics(path, uri, d->text, d->len, inc);
-      char *db2 = diagnostics(path, uri, d->text, d->len, NULL);
+      char *da2 = diagnostics(rules, path, uri, d->text, d->len, inc);
+      char *db2 = diagnostics(rules, path, uri, d->text, d->len, NULL);
       fprintf(stderr, "edit %zu: diagnostics differ (again with the same tree: %s; again fresh: %s)\n incremental: %.2000s\n fresh: %.2000s\n",
               e, strcmp(da, da2) ? "differs" : "same", strcmp(db, db2) ? "differs" : "same", da, db);
       if (getenv("PD_DUMP")) {
@@ -268,5 +277,6 @@ int main(void) {
   free(uri);
   free(orig);
   free(path);
+  au_rules_free(rules);
   return pd_test_exit("lsp_random_edits");
 }
