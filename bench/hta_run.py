@@ -5,7 +5,8 @@ usage: hta_run.py HTA_SRC TRACE_DIR
 Run it with an interpreter that has pandas (Debian: /usr/bin/python3 with python3-pandas).
 HTA_SRC is a checkout of github.com/facebookresearch/HolisticTraceAnalysis (never vendored
 here). Prints one JSON object: load_s (TraceAnalysis(trace_dir=...), which parses every rank,
-with HTA's default multiprocessing), temporal_s (get_temporal_breakdown), total_s, peak RSS of
+with HTA's default multiprocessing), temporal_s (get_temporal_breakdown), total_s, cpu_s (user+system of this process and its
+workers over load + temporal), peak RSS of
 this process and of its worker processes, and the per-rank temporal rows. Exit 77 when HTA or
 pandas cannot be imported.
 """
@@ -27,6 +28,11 @@ def main():
     except Exception as e:  # pandas & co missing
         print(json.dumps({"skipped": "HTA not importable: %s" % e}))
         return 77
+    def cpu():
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+    c0 = cpu()
     t0 = time.perf_counter()
     ta = TraceAnalysis(trace_dir=trace_dir)
     t1 = time.perf_counter()
@@ -34,7 +40,7 @@ def main():
     t2 = time.perf_counter()
     rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in tb.to_dict("records")]
     out = {"hta_version": hta.version.__version__, "import_s": t0 - t_imp, "load_s": t1 - t0,
-           "temporal_s": t2 - t1, "total_s": t2 - t0,
+           "temporal_s": t2 - t1, "total_s": t2 - t0, "cpu_s": cpu() - c0,
            "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
            "children_maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
            "temporal": rows}
