@@ -24,16 +24,6 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path ? path : "";
 }
 
-static long char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col) {
-  if (file < 0 || (size_t)file >= m->nfiles) return (long)byte_col + 1;
-  const sm_file *f = &m->files[file];
-  if (byte > f->len || byte_col > byte) return (long)byte_col + 1;
-  long n = 0;
-  for (uint32_t i = byte - byte_col; i < byte; i++)
-    if (((unsigned char)f->text[i] & 0xC0) != 0x80) n++;
-  return n + 1;
-}
-
 static const char *file_path(const sm_model *m, int file) {
   return file >= 0 && (size_t)file < m->nfiles ? m->files[file].path : "";
 }
@@ -142,9 +132,9 @@ char *au_report_markdown(const au_result *r, const char *lang) {
 
 static void put_range(json_t *o, const sm_model *m, int file, sm_range r) {
   json_object_set_new(o, "line", json_integer(r.start_line + 1));
-  json_object_set_new(o, "column", json_integer(char_col(m, file, r.start_byte, r.start_col)));
+  json_object_set_new(o, "column", json_integer(sm_char_col(m, file, r.start_byte, r.start_col)));
   json_object_set_new(o, "end_line", json_integer(r.end_line + 1));
-  json_object_set_new(o, "end_column", json_integer(char_col(m, file, r.end_byte, r.end_col)));
+  json_object_set_new(o, "end_column", json_integer(sm_char_col(m, file, r.end_byte, r.end_col)));
 }
 
 static json_t *value_json(ax_value v) {
@@ -243,9 +233,9 @@ static const char *sarif_level(au_severity s) {
 
 static json_t *sarif_region(const sm_model *m, int file, sm_range rg) {
   return json_pack("{s:I, s:I, s:I, s:I}", "startLine", (json_int_t)rg.start_line + 1, "startColumn",
-                   (json_int_t)char_col(m, file, rg.start_byte, rg.start_col), "endLine",
+                   (json_int_t)sm_char_col(m, file, rg.start_byte, rg.start_col), "endLine",
                    (json_int_t)rg.end_line + 1, "endColumn",
-                   (json_int_t)char_col(m, file, rg.end_byte, rg.end_col));
+                   (json_int_t)sm_char_col(m, file, rg.end_byte, rg.end_col));
 }
 
 static json_t *sarif_location(const sm_model *m, int file, sm_range rg) {

@@ -111,45 +111,12 @@ static TSNode *children_of(TSNode n, uint32_t *count) {
 
 /* ---- paths --------------------------------------------------------------------------------- */
 
-/* Lexically normalises a path (`a/b/../c` -> `a/c`); caller frees. */
-static char *path_normalize(const char *p) {
-  bool abs = p[0] == '/';
-  char *copy = pd_xstrdup(p);
-  char **parts = NULL;
-  size_t n = 0, cap = 0;
-  for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-    if (!strcmp(t, ".")) continue;
-    if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], "..") != 0) {
-      n--;
-      continue;
-    }
-    if (!strcmp(t, "..") && abs) continue;
-    *PD_PUSH(parts, n, cap) = t;
-  }
-  pd_buf out = {0};
-  if (abs) pd_buf_putc(&out, '/');
-  for (size_t i = 0; i < n; i++) {
-    if (i) pd_buf_putc(&out, '/');
-    pd_buf_puts(&out, parts[i]);
-  }
-  if (!out.len) pd_buf_putc(&out, '.');
-  free(parts);
-  free(copy);
-  return pd_buf_take(&out);
-}
-
-static char *path_dirname(const char *p) {
-  const char *s = strrchr(p, '/');
-  if (!s) return pd_xstrdup(".");
-  return s == p ? pd_xstrdup("/") : pd_xstrndup(p, (size_t)(s - p));
-}
-
 static char *path_absolute(const char *p) {
-  if (p[0] == '/') return path_normalize(p);
+  if (p[0] == '/') return pd_path_normalize(p);
   char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) return path_normalize(p);
+  if (!getcwd(cwd, sizeof cwd)) return pd_path_normalize(p);
   char *j = pd_xasprintf("%s/%s", cwd, p);
-  char *r = path_normalize(j);
+  char *r = pd_path_normalize(j);
   free(j);
   return r;
 }
@@ -169,7 +136,7 @@ static bool under_root(const char *path, const char *root) {
 /* MODEL_CONFIG_DIR when the entrypoint did not provide it: a scripts/models directory upwards
  * from the script, else the user's setting. Caller frees; NULL when neither exists. */
 static char *discover_model_dir(const builder *b) {
-  char *dir = path_dirname(b->m->files[0].path);
+  char *dir = pd_path_dirname(b->m->files[0].path);
   for (int up = 0; up < 12; up++) {
     char *cand = pd_xasprintf("%s/scripts/models", dir);
     if (is_dir(cand)) {
@@ -187,7 +154,7 @@ static char *discover_model_dir(const builder *b) {
       free(cand);
     }
     if (!strcmp(dir, "/") || !strcmp(dir, ".") || !strchr(dir, '/')) break;
-    char *parent = path_dirname(dir);
+    char *parent = pd_path_dirname(dir);
     free(dir);
     dir = parent;
   }
@@ -546,11 +513,11 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
   }
   char *full;
   if (p[0] == '/') {
-    full = path_normalize(p);
+    full = pd_path_normalize(p);
   } else {
-    char *dir = path_dirname(b->m->files[file].path);
+    char *dir = pd_path_dirname(b->m->files[file].path);
     char *j = pd_xasprintf("%s/%s", dir, p);
-    full = path_normalize(j);
+    full = pd_path_normalize(j);
     free(j);
     free(dir);
   }

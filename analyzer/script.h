@@ -165,6 +165,10 @@ bool sm_flag_on(const sm_model *m, const char *name);
 /* The final value of a scalar the script sets (assignment, export, ${X:=d}), or NULL. */
 const sm_var *sm_var_get(const sm_model *m, const char *name);
 
+/* 1-based column in characters (Unicode code points) of a position given as a byte offset and its
+ * 0-based byte column, as editors and reports show it. */
+long sm_char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col);
+
 /* Convert a byte offset within file `file` to a range (for callers that compute offsets). */
 sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte);
 

@@ -7,8 +7,7 @@
 #include "analyzer/script.h"
 #include "analyzer/util.h"
 
-/* 1-based character column of a byte position given its 0-based byte column. */
-static long char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col) {
+long sm_char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col) {
   if (file < 0 || (size_t)file >= m->nfiles) return (long)byte_col + 1;
   const sm_file *f = &m->files[file];
   if (byte > f->len || byte_col > byte) return (long)byte_col + 1;
@@ -47,9 +46,9 @@ static char *rel_path(const sm_model *m, int file) {
 
 static void put_range(json_t *o, const sm_model *m, int file, sm_range r) {
   json_object_set_new(o, "line", json_integer(r.start_line + 1));
-  json_object_set_new(o, "column", json_integer(char_col(m, file, r.start_byte, r.start_col)));
+  json_object_set_new(o, "column", json_integer(sm_char_col(m, file, r.start_byte, r.start_col)));
   json_object_set_new(o, "end_line", json_integer(r.end_line + 1));
-  json_object_set_new(o, "end_column", json_integer(char_col(m, file, r.end_byte, r.end_col)));
+  json_object_set_new(o, "end_column", json_integer(sm_char_col(m, file, r.end_byte, r.end_col)));
 }
 
 static json_t *num_or_null(long v) { return v < 0 ? json_null() : json_integer(v); }

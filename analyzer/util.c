@@ -143,6 +143,38 @@ char *pd_read_file(const char *path, size_t max_bytes, size_t *len) {
   return pd_buf_take(&b);
 }
 
+char *pd_path_normalize(const char *path) {
+  bool abs = path[0] == '/';
+  char *copy = pd_xstrdup(path);
+  char **parts = NULL;
+  size_t n = 0, cap = 0;
+  for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+    if (!strcmp(t, ".")) continue;
+    if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], "..") != 0) {
+      n--;
+      continue;
+    }
+    if (!strcmp(t, "..") && abs) continue; /* "/.." is "/" */
+    *PD_PUSH(parts, n, cap) = t;
+  }
+  pd_buf out = {0};
+  if (abs) pd_buf_putc(&out, '/');
+  for (size_t i = 0; i < n; i++) {
+    if (i) pd_buf_putc(&out, '/');
+    pd_buf_puts(&out, parts[i]);
+  }
+  if (!out.len) pd_buf_putc(&out, '.');
+  free(parts);
+  free(copy);
+  return pd_buf_take(&out);
+}
+
+char *pd_path_dirname(const char *path) {
+  const char *s = strrchr(path, '/');
+  if (!s) return pd_xstrdup(".");
+  return s == path ? pd_xstrdup("/") : pd_xstrndup(path, (size_t)(s - path));
+}
+
 bool pd_str_starts(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }

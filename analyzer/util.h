@@ -43,6 +43,12 @@ void pd_buf_free(pd_buf *b);
  * or NULL with errno set. Refuses files larger than max_bytes (errno = EFBIG). */
 char *pd_read_file(const char *path, size_t max_bytes, size_t *len);
 
+/* Lexically normalised path: `a/./b/../c` -> `a/c`, no trailing slash, "." for empty. It does
+ * not touch the file system (symbolic links are not resolved). Caller frees. */
+char *pd_path_normalize(const char *path);
+/* Directory part of a path ("." when there is none, "/" for the root). Caller frees. */
+char *pd_path_dirname(const char *path);
+
 bool pd_str_starts(const char *s, const char *prefix);
 bool pd_str_ends(const char *s, const char *suffix);
 

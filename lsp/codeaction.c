@@ -217,7 +217,7 @@ typedef struct {
 
 static char *override_read(void *ctx, const char *path, size_t *len) {
   const override_reader *o = ctx;
-  char *n = fm_normalize(path);
+  char *n = pd_path_normalize(path);
   bool hit = !strcmp(n, o->path);
   free(n);
   if (hit) {
@@ -241,7 +241,7 @@ static sm_model *rebuild(const sm_model *model, const fm_map *m, int file, const
 static int file_index(const sm_model *after, const char *norm_path) {
   for (size_t i = 0; i < after->nfiles; i++) {
     if (!after->files[i].path) continue;
-    char *n = fm_normalize(after->files[i].path);
+    char *n = pd_path_normalize(after->files[i].path);
     bool same = !strcmp(n, norm_path);
     free(n);
     if (same) return (int)i;

@@ -5,33 +5,6 @@
 
 #include "analyzer/util.h"
 
-char *fm_normalize(const char *path) {
-  bool abs = path[0] == '/';
-  /* Split on '/', keep a stack of components. */
-  char *copy = pd_xstrdup(path);
-  char **parts = NULL;
-  size_t n = 0, cap = 0;
-  for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-    if (!strcmp(t, ".")) continue;
-    if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], "..") != 0) {
-      n--;
-      continue;
-    }
-    if (!strcmp(t, "..") && abs) continue; /* "/.." is "/" */
-    *PD_PUSH(parts, n, cap) = t;
-  }
-  pd_buf b = {0};
-  if (abs) pd_buf_putc(&b, '/');
-  for (size_t i = 0; i < n; i++) {
-    if (i) pd_buf_putc(&b, '/');
-    pd_buf_puts(&b, parts[i]);
-  }
-  if (b.len == 0) pd_buf_putc(&b, '.');
-  free(parts);
-  free(copy);
-  return pd_buf_take(&b);
-}
-
 json_t *fm_string(const char *s) {
   if (!s) s = "";
   json_t *j = json_string(s);
@@ -76,7 +49,7 @@ void fm_init(fm_map *m, const sm_model *model, const char *script_uri, doc_encod
   for (size_t i = 0; i < model->nfiles; i++) {
     const sm_file *sf = &model->files[i];
     fm_file *f = &m->files[i];
-    f->path = sf->path ? fm_normalize(sf->path) : NULL;
+    f->path = sf->path ? pd_path_normalize(sf->path) : NULL;
     if (i == 0) f->uri = pd_xstrdup(script_uri);
     else if (f->path) f->uri = uri_of(ctx, f->path);
     else f->uri = pd_xstrdup(script_uri);

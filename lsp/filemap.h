@@ -13,7 +13,7 @@
 
 typedef struct {
   char *uri;        /* owned */
-  char *path;       /* owned, normalised (fm_normalize); NULL when the file has no path */
+  char *path;       /* owned, normalised (pd_path_normalize); NULL when the file has no path */
   const char *text; /* borrowed from the model */
   size_t len;
   doc_lines lines;
@@ -47,8 +47,5 @@ size_t fm_offset(const fm_map *m, int file, doc_pos p);
 /* A JSON string of s, with bytes that are not UTF-8 replaced by U+FFFD (analyzer text can quote
  * files read from disk). New reference; s NULL gives "". */
 json_t *fm_string(const char *s);
-
-/* Lexical normalisation of a path: collapses "//", "/./" and "dir/..". Caller frees. */
-char *fm_normalize(const char *path);
 
 #endif

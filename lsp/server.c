@@ -219,7 +219,7 @@ static srv_doc *find_doc_path(srv *s, const char *norm_path) {
   for (size_t i = 0; i < s->ndocs; i++) {
     const char *p = s->docs[i]->doc->path;
     if (!p) continue;
-    char *n = fm_normalize(p);
+    char *n = pd_path_normalize(p);
     bool same = !strcmp(n, norm_path);
     free(n);
     if (same) return s->docs[i];
@@ -237,12 +237,12 @@ static bool has_dep(const srv_doc *d, const char *norm_path) {
  * Two documents that source each other each analyse themselves. */
 static srv_doc *owner_of(srv *s, const srv_doc *d) {
   if (!d->doc->path) return NULL;
-  char *n = fm_normalize(d->doc->path);
+  char *n = pd_path_normalize(d->doc->path);
   srv_doc *owner = NULL;
   for (size_t i = 0; i < s->ndocs && !owner; i++) {
     srv_doc *c = s->docs[i];
     if (c == d || !c->doc->path || !has_dep(c, n)) continue;
-    char *cn = fm_normalize(c->doc->path);
+    char *cn = pd_path_normalize(c->doc->path);
     if (!has_dep(d, cn)) owner = c;
     free(cn);
   }
@@ -252,7 +252,7 @@ static srv_doc *owner_of(srv *s, const srv_doc *d) {
 
 /* Marks every document whose last analysis read `path` dirty. */
 static void touch_path(srv *s, const char *path) {
-  char *n = fm_normalize(path);
+  char *n = pd_path_normalize(path);
   for (size_t i = 0; i < s->ndocs; i++)
     if (has_dep(s->docs[i], n)) s->docs[i]->dirty = true;
   free(n);
@@ -282,7 +282,7 @@ static bool is_launcher(const doc_document *d) {
 
 static char *reader_read(void *ctx, const char *path, size_t *len) {
   srv *s = ctx;
-  char *n = fm_normalize(path);
+  char *n = pd_path_normalize(path);
   srv_doc *d = find_doc_path(s, n);
   free(n);
   if (d) {
@@ -463,7 +463,7 @@ static srv_doc *analysis_for(srv *s, srv_doc *d, int *file) {
   if (!a->result) return NULL;
   *file = 0;
   if (owner) {
-    char *n = fm_normalize(d->doc->path);
+    char *n = pd_path_normalize(d->doc->path);
     *file = fm_find(&a->map, n);
     free(n);
     if (*file < 0) return NULL;
@@ -532,7 +532,7 @@ static void set_trace(srv *s, const json_t *v) {
 static void add_root(srv *s, const char *uri) {
   char *p = uri ? doc_uri_to_path(uri) : NULL;
   if (!p) return;
-  *PD_PUSH(s->roots, s->nroots, s->roots_cap) = fm_normalize(p);
+  *PD_PUSH(s->roots, s->nroots, s->roots_cap) = pd_path_normalize(p);
   free(p);
 }
 
@@ -682,7 +682,7 @@ static void on_did_change_watched(srv *s, const rpc_message *m) {
     json_int_t type = json_integer_value(json_object_get(c, "type"));
     if (type == 1 || type == 3) mark_all_dirty(s);
     if (s->cfg.extra_rules) {
-      char *a = fm_normalize(path), *b = fm_normalize(s->cfg.extra_rules);
+      char *a = pd_path_normalize(path), *b = pd_path_normalize(s->cfg.extra_rules);
       if (!strcmp(a, b)) {
         drop_rules(s);
         mark_all_dirty(s);
@@ -804,7 +804,7 @@ static void on_execute_command(srv *s, const rpc_message *m) {
   if (!strcmp(cmd, CMD_REPORT)) {
     srv_doc *d = find_doc(s, what);
     if (!d && path) {
-      char *n = fm_normalize(path);
+      char *n = pd_path_normalize(path);
       d = find_doc_path(s, n);
       free(n);
     }
@@ -859,7 +859,7 @@ static void on_workspace_folders(srv *s, const rpc_message *m) {
   json_array_foreach(json_object_get(ev, "removed"), i, f) {
     const char *uri = json_string_value(json_object_get(f, "uri"));
     char *p = uri ? doc_uri_to_path(uri) : NULL;
-    char *n = p ? fm_normalize(p) : NULL;
+    char *n = p ? pd_path_normalize(p) : NULL;
     for (size_t k = 0; n && k < s->nroots; k++) {
       if (strcmp(s->roots[k], n) != 0) continue;
       free(s->roots[k]);

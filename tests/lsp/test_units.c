@@ -217,10 +217,10 @@ static void test_document(void) {
   CHECK_STR(p, "/etc/x.sh");
   free(p);
 
-  char *n = fm_normalize("/a/./b//c/../d.sh");
+  char *n = pd_path_normalize("/a/./b//c/../d.sh");
   CHECK_STR(n, "/a/b/d.sh");
   free(n);
-  n = fm_normalize("/../x");
+  n = pd_path_normalize("/../x");
   CHECK_STR(n, "/x");
   free(n);
   json_t *j = fm_string("ok \xff\xfe end");
