@@ -4,7 +4,7 @@
 set -eu
 
 need=""
-for pkg in build-essential cmake pkg-config libjansson-dev zlib1g-dev libtree-sitter-dev nodejs npm python3 neovim; do
+for pkg in build-essential cmake pkg-config libjansson-dev zlib1g-dev libtree-sitter-dev nodejs npm python3 neovim clang libclang-rt-14-dev valgrind; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need="$need $pkg"
 done
 # npm may come from elsewhere (e.g. a Node.js install outside Debian); accept it if it runs.
