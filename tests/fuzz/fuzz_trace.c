@@ -73,15 +73,6 @@ static void write_file(const char *path, const uint8_t *data, size_t n, bool gz)
   if (fclose(f) != 0) abort();
 }
 
-static const char *work_dir(void) {
-  static char dir[64];
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/dev/shm/pd-fuzz-trace-%d", (int)getpid());
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) abort();
-  }
-  return dir;
-}
-
 static void clear_dir(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return;
@@ -93,6 +84,23 @@ static void clear_dir(const char *dir) {
     unlink(p);
   }
   closedir(d);
+}
+
+static char fz_dir[64];
+
+static void remove_dir(void) {
+  clear_dir(fz_dir);
+  rmdir(fz_dir);
+}
+
+/* A private folder on tmpfs, removed at exit (not after a crash: findings keep their files). */
+static const char *work_dir(void) {
+  if (!fz_dir[0]) {
+    snprintf(fz_dir, sizeof fz_dir, "/dev/shm/pd-fuzz-trace-%d", (int)getpid());
+    if (mkdir(fz_dir, 0700) != 0 && errno != EEXIST) abort();
+    atexit(remove_dir);
+  }
+  return fz_dir;
 }
 
 static const uint8_t *find_sep(const uint8_t *d, size_t n) {
