@@ -401,12 +401,14 @@ static int cmp_findings(const void *a, const void *b) {
 }
 
 struct au_rules {
+  int refs; /* the loader's plus one per au_result using them */
   ac_catalog *cat;
   ab_baselines *bl;
 };
 
 au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors) {
   au_rules *rs = pd_xcalloc(1, sizeof *rs);
+  rs->refs = 1;
   size_t cap = *nerrors; /* the caller's array may be full: grow from its length */
   rs->cat = ac_new();
   size_t blen = 0;
@@ -428,8 +430,10 @@ au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors
   return rs;
 }
 
+const ab_baselines *au_rules_baselines(const au_rules *rs) { return rs ? rs->bl : NULL; }
+
 void au_rules_free(au_rules *rs) {
-  if (!rs) return;
+  if (!rs || --rs->refs > 0) return;
   ab_free(rs->bl);
   ac_free(rs->cat);
   free(rs);
@@ -448,9 +452,10 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   r->model = sm_build(path, text, len, tree, &opt);
   r->facts = af_compute(r->model, cfg->gpu);
 
-  au_rules *own = NULL;
-  const au_rules *rules = cfg->rules;
-  if (!rules) rules = own = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
+  au_rules *rules = (au_rules *)cfg->rules; /* only the reference count changes */
+  if (rules) rules->refs++;
+  else rules = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
+  r->rules = rules;
   ax_env env = af_env(r->facts);
   finding_list out = {0};
   /* a shell file that passes no flag at all is not a launch script: nothing to say */
@@ -460,7 +465,6 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;
-  au_rules_free(own);
   return r;
 }
 
@@ -489,5 +493,6 @@ void au_result_free(au_result *r) {
   free(r->errors);
   af_free(r->facts);
   if (r->model) sm_model_free(r->model);
+  au_rules_free(r->rules);
   free(r);
 }

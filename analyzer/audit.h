@@ -61,6 +61,7 @@ typedef struct au_rules au_rules;
  * (unreadable file, bad rule) are appended to *errors (caller frees each and the array) and do
  * not stop the load: the rules that are valid are kept. Never NULL; free with au_rules_free. */
 au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors);
+/* Drops one reference: the loader's, or one an au_result took. Freed when none is left. */
 void au_rules_free(au_rules *rules);
 
 typedef struct {
@@ -84,6 +85,7 @@ typedef struct {
   size_t nfindings;
   char **errors;         /* problems with rule files etc. (not findings); may be empty */
   size_t nerrors;
+  au_rules *rules;       /* the rules used: a reference the result holds (for hovers) */
 } au_result;
 
 /* Runs the whole audit on text[0..len) of `path`. `tree` as in sm_build. Never NULL; caller frees

@@ -27,4 +27,8 @@ char *ab_anchor(const ab_baselines *b, const au_facts *facts, const char *flag, 
  * hovers; NULL when nothing matches. Caller frees. */
 char *ab_describe(const ab_baselines *b, const au_facts *facts, const char *flag, const char *lang);
 
+/* The baselines loaded with a rule set (defined in audit.c, where au_rules lives); NULL for
+ * NULL. Borrowed: valid while the rules are. */
+const ab_baselines *au_rules_baselines(const au_rules *rules);
+
 #endif

@@ -151,7 +151,7 @@ static bool fon(const sm_model *m, const char *name) { return sm_flag_on(m, name
 static long moe_layers_of(const char *s, long layers) {
   if (!s || !*s) return layers;
   long k;
-  if (pd_parse_long(s, &k)) return k > 0 ? (layers + k - 1) / k : -1;
+  if (pd_parse_long(s, &k)) return k > 0 ? layers / k + (layers % k != 0) : -1; /* no overflow */
   long count = 0, total = 0;
   const char *p = s;
   while (*p) {
@@ -457,7 +457,11 @@ static void compute(au_facts *f, const char *gpu_opt) {
   if (isnan(v)) v = family_vocab(c->model ? c->model : c->name_model, &vassumed);
   s.V = v;
   if (vassumed) assume(f, "vocabulary size unknown: assumed %s (Qwen)", "151,936");
-  s.moe_layers = s.E > 0 ? (double)moe_layers_of(sm_flag_str(m, "--moe-layer-freq"), (long)s.L) : 0;
+  /* the layer count may be unknown (NaN) or absurd: never cast those to an integer */
+  bool layers_ok = !isnan(s.L) && s.L >= 0 && s.L <= 1e9;
+  s.moe_layers = s.E <= 0 ? 0
+                 : layers_ok ? (double)moe_layers_of(sm_flag_str(m, "--moe-layer-freq"), (long)s.L)
+                             : NAN;
   if (s.moe_layers < 0) s.moe_layers = s.L;
   s.hybrid_attn = fon(m, "--use-gated-attention") || s.gate || sm_flag_get(m, "--linear-attention-freq");
   double lfreq = fnum(m, "--linear-attention-freq", 4);

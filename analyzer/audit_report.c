@@ -379,9 +379,7 @@ char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
       pd_buf_printf(&b, zh ? "每节点约需 %.0f GiB 主机内存（优化器状态 + 权重备份，估算）"
                            : "≈ %.0f GiB of host RAM per node (optimizer state + weight backups, estimate)", h);
   }
-  ab_baselines *bl = ab_load();
-  char *anchor = ab_describe(bl, f, topic, lang);
-  ab_free(bl);
+  char *anchor = ab_describe(au_rules_baselines(r->rules), f, topic, lang);
   if (anchor) {
     if (b.len) pd_buf_puts(&b, "\n");
     pd_buf_puts(&b, anchor);

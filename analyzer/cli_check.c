@@ -165,7 +165,7 @@ int pd_cmd_check(int argc, char **argv) {
     size_t len = 0;
     char *text = pd_read_file(files.items[i], 16u << 20, &len);
     if (!text) {
-      fprintf(stderr, "perf-doctor check: %s: %s\n", files.items[i], strerror(errno));
+      fprintf(stderr, "perf-doctor check: %s: %s\n", files.items[i], pd_read_error(errno));
       status = 2;
       continue;
     }

@@ -47,8 +47,7 @@ int pd_cmd_context(int argc, char **argv) {
   size_t len;
   char *text = pd_read_file(script, 16u << 20, &len);
   if (!text) {
-    fprintf(stderr, "perf-doctor context: %s: %s\n", script,
-            errno == EFBIG ? "larger than 16 MiB, refused" : strerror(errno));
+    fprintf(stderr, "perf-doctor context: %s: %s\n", script, pd_read_error(errno));
     return 2;
   }
   sm_model *m = sm_build(script, text, len, NULL, &opt);

@@ -107,7 +107,18 @@ void pd_buf_free(pd_buf *b) {
   b->len = b->cap = 0;
 }
 
+const char *pd_read_error(int err) {
+  if (err == EFBIG) return "too large: over the 16 MiB limit, refused";
+  if (err == EINVAL) return "not a regular file (a FIFO, socket or device), refused";
+  return strerror(err);
+}
+
 char *pd_read_file(const char *path, size_t max_bytes, size_t *len) {
+  struct stat pre;
+  if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+    errno = S_ISDIR(pre.st_mode) ? EISDIR : EINVAL;
+    return NULL;
+  }
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   struct stat st;

@@ -40,8 +40,11 @@ char *pd_buf_take(pd_buf *b);
 void pd_buf_free(pd_buf *b);
 
 /* Reads a whole regular file. Returns a NUL-terminated copy (caller frees) and its length,
- * or NULL with errno set. Refuses files larger than max_bytes (errno = EFBIG). */
+ * or NULL with errno set. Refuses files larger than max_bytes (errno = EFBIG) and anything that
+ * is not a regular file before opening it (errno = EINVAL: opening a FIFO would block). */
 char *pd_read_file(const char *path, size_t max_bytes, size_t *len);
+/* The message for a pd_read_file failure (errno value err). Static string. */
+const char *pd_read_error(int err);
 
 /* Lexically normalised path: `a/./b/../c` -> `a/c`, no trailing slash, "." for empty. It does
  * not touch the file system (symbolic links are not resolved). Caller frees. */

@@ -52,6 +52,9 @@ void rpc_parse(const char *body, size_t len, rpc_message *m) {
     }
     m->method = json_string_value(method);
     m->params = json_object_get(m->root, "params");
+    /* Some clients send "params": null for methods without parameters (exit, shutdown);
+     * reading it as absent costs nothing and keeps them working. */
+    if (m->params && json_is_null(m->params)) m->params = NULL;
     if (m->params && !json_is_object(m->params) && !json_is_array(m->params)) {
       invalid(m, RPC_INVALID_PARAMS, "\"params\" must be an object or an array");
       return;

@@ -379,6 +379,8 @@ static const char *doc_path(const srv_doc *d) { return d->doc->path ? d->doc->pa
 
 /* Analyses d (unless another open script owns it) and publishes the result, unless a queued
  * message has already made it stale. */
+#define MAX_DOC_BYTES (16u << 20)
+
 static void analyse(srv *s, srv_doc *d) {
   double t0 = now_ms();
   d->dirty = false;
@@ -394,6 +396,23 @@ static void analyse(srv *s, srv_doc *d) {
     json_decref(old);
     if (owner->dirty) analyse(s, owner); /* publishes this document too */
     else publish(s, d->doc->uri);
+    return;
+  }
+  if (d->doc->len > MAX_DOC_BYTES) {
+    /* Same limit as the command line: say so once instead of spending seconds per keystroke. */
+    json_t *old = d->contrib;
+    clear_analysis(d);
+    d->contrib = json_object();
+    json_object_set_new(d->contrib, d->doc->uri,
+                        json_pack("[{s:{s:{s:i,s:i},s:{s:i,s:i}},s:i,s:s,s:s}]", "range", "start",
+                                  "line", 0, "character", 0, "end", "line", 0, "character", 0,
+                                  "severity", 3, "source", "perf-doctor", "message",
+                                  "not analysed: the document is over the 16 MiB limit"));
+    const char *key;
+    json_t *v;
+    json_object_foreach(old, key, v) if (strcmp(key, d->doc->uri) != 0) publish(s, key);
+    json_decref(old);
+    publish(s, d->doc->uri);
     return;
   }
   const TSTree *tree = doc_parse(d->doc, s->parser);

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   j = au_report_sarif(&r, 1);
   json_decref(j);
   for (size_t i = 0; i < r->model->nflags; i++) (void)au_flag_doc(r->model->flags[i].name, cfg.lang);
-  /* au_hover_facts parses the baselines on every call (~50 ms here): one topic per input. */
+  /* one hover topic per input */
   if (r->model->nflags) free(au_hover_facts(r, r->model->flags[size % r->model->nflags].name, cfg.lang));
   au_result_free(r);
   free(text);

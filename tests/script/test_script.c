@@ -1,7 +1,10 @@
 /* The script model on fixture scripts and on in-memory scripts (each construct of
  * script-patterns.md that matters for flags, context and ranges). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/fname.h"
 #include "analyzer/script.h"
@@ -522,7 +525,25 @@ static void test_big_script(void) {
   pd_buf_free(&b);
 }
 
+/* Reading a FIFO would block forever (in an editor, the server): refused before opening. */
+static void test_read_fifo(void) {
+  char path[] = "/tmp/pd-fifo-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  close(fd);
+  unlink(path);
+  CHECK(mkfifo(path, 0600) == 0);
+  size_t len;
+  errno = 0;
+  CHECK(pd_read_file(path, 1 << 20, &len) == NULL && errno == EINVAL);
+  CHECK(strstr(pd_read_error(errno), "not a regular file") != NULL);
+  unlink(path);
+  CHECK(pd_read_file("/tmp", 1 << 20, &len) == NULL && errno == EISDIR);
+}
+
 int main(void) {
+  test_read_fifo();
   test_dense_colocate();
   test_moe_async();
   test_expected_json(FIX "/training/text/run-qwen3-4B-8xgpu.sh",
