@@ -427,18 +427,19 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
   return closed;
 }
 
-static void define_array(builder *b, int file, TSNode value, const char *name, bool append,
-                         bool cond, TSNode whole) {
+/* NAME=( ... ) / NAME+=( ... ): the elements are children [from, to) of parent (the array node,
+ * or an ERROR node the parser left around a half-typed one); `range` is the whole definition. */
+static void define_array(builder *b, int file, TSNode parent, uint32_t from, uint32_t to,
+                         const char *name, bool append, bool cond, sm_range range) {
   sh_fields *arr = sh_array_define(b->env, name, append);
   sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
   a->name = pd_xstrdup(name);
   a->file = file;
-  a->range = sh_node_range(whole);
+  a->range = range;
   a->append = append;
   a->conditional = cond;
   if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
-  fill_array(b, file, value, 0, ts_node_child_count(value), sh_intern(b->env, name, strlen(name)),
-             cond, arr);
+  fill_array(b, file, parent, from, to, sh_intern(b->env, name, strlen(name)), cond, arr);
 }
 
 /* ---- assignments, sources, commands ------------------------------------------------------- */
@@ -453,7 +454,8 @@ static void assign(builder *b, int file, TSNode n, bool cond, bool exported) {
   if (is(name, "subscript")) return; /* A[3]=x: element writes do not matter here */
   char *vname = node_text(b, file, name);
   if (!ts_node_is_null(value) && is(value, "array")) {
-    define_array(b, file, value, vname, append, cond, n);
+    define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
+                 sh_node_range(n));
   } else {
     sh_file sf = shfile(b, file);
     bool known = true;
@@ -770,18 +772,9 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
         (is(kids[i + 1], "=") || is(kids[i + 1], "+=")) &&
         is(kids[i + 2], "(")) {
       char *name = node_text(b, file, c);
-      bool append = is(kids[i + 1], "+=");
-      sh_fields *arr = sh_array_define(b->env, name, append);
-      sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
-      a->name = pd_xstrdup(name);
-      a->file = file;
-      a->range = sh_node_range(c);
-      a->append = append;
-      a->conditional = cond;
-      if (!strcmp(name, "MODEL_ARGS")) b->defined_model_args = true;
       uint32_t j = i + 3;
       while (j < nc && !is(kids[j], ")")) j++;
-      fill_array(b, file, n, i + 3, j, sh_intern(b->env, name, strlen(name)), cond, arr);
+      define_array(b, file, n, i + 3, j, name, is(kids[i + 1], "+="), cond, sh_node_range(c));
       free(name);
       i = j;
       words_from = UINT32_MAX;
