@@ -757,6 +757,25 @@ static srv_doc *request_doc(srv *s, const rpc_message *m, json_t *none) {
   return d;
 }
 
+/* The up-to-date analysis that answers request m about d; NULL when m has been answered here
+ * instead: cancelled meanwhile, or nothing to analyse (then `empty` is the reply). `empty` is
+ * consumed either way. */
+static srv_doc *answering_analysis(srv *s, const rpc_message *m, srv_doc *d, int *file,
+                                   json_t *empty) {
+  srv_doc *a = analysis_for(s, d, file);
+  if (id_cancelled(s, m->id, true)) {
+    json_decref(empty);
+    reply_error(s, m->id, RPC_REQUEST_CANCELLED, "request cancelled");
+    return NULL;
+  }
+  if (!a) {
+    reply(s, m->id, empty);
+    return NULL;
+  }
+  json_decref(empty);
+  return a;
+}
+
 static void on_hover(srv *s, const rpc_message *m) {
   doc_pos pos;
   if (!read_position(json_object_get(m->params, "position"), &pos)) {
@@ -766,15 +785,8 @@ static void on_hover(srv *s, const rpc_message *m) {
   srv_doc *d = request_doc(s, m, NULL);
   if (!d) return;
   int file;
-  srv_doc *a = analysis_for(s, d, &file);
-  if (id_cancelled(s, m->id, true)) {
-    reply_error(s, m->id, RPC_REQUEST_CANCELLED, "request cancelled");
-    return;
-  }
-  if (!a) {
-    reply(s, m->id, NULL);
-    return;
-  }
+  srv_doc *a = answering_analysis(s, m, d, &file, NULL);
+  if (!a) return;
   size_t at = fm_offset(&a->map, file, pos);
   reply(s, m->id, hov_hover(a->result, &a->map, file, at, s->cfg.lang, s->cap_markdown));
 }
@@ -788,15 +800,8 @@ static void on_code_action(srv *s, const rpc_message *m) {
   srv_doc *d = request_doc(s, m, json_array());
   if (!d) return;
   int file;
-  srv_doc *a = analysis_for(s, d, &file);
-  if (id_cancelled(s, m->id, true)) {
-    reply_error(s, m->id, RPC_REQUEST_CANCELLED, "request cancelled");
-    return;
-  }
-  if (!a) {
-    reply(s, m->id, json_array());
-    return;
-  }
+  srv_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
   size_t x = fm_offset(&a->map, file, p0), y = fm_offset(&a->map, file, p1);
   if (y < x) y = x;
   sm_options smo = model_options(s, doc_path(a));
