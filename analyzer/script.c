@@ -208,6 +208,12 @@ static int add_file(builder *b, char *path /* consumed */, char *text /* consume
   f->path = path;
   f->text = text;
   f->len = len;
+  size_t cap = 0;
+  f->lines = NULL;
+  f->nlines = 0;
+  *PD_PUSH(f->lines, f->nlines, cap) = 0;
+  for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))) != NULL; p++)
+    *PD_PUSH(f->lines, f->nlines, cap) = (uint32_t)(p - text) + 1;
   f->parent = parent;
   f->source_range = src_range;
   *PD_PUSH(b->trees, b->ntrees, b->trees_cap) = NULL;
@@ -1033,29 +1039,31 @@ bool sm_flag_on(const sm_model *m, const char *name) {
   return pos > neg;
 }
 
+/* Line and byte column of a byte offset (clamped to the file), by binary search in the file's
+ * line starts: edits and findings ask for many positions in long files. */
+static void pos_at(const sm_file *f, uint32_t byte, uint32_t *line, uint32_t *col) {
+  if (byte > f->len) byte = (uint32_t)f->len;
+  size_t lo = 0, hi = f->nlines;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->lines[mid] <= byte) lo = mid;
+    else hi = mid;
+  }
+  *line = (uint32_t)lo;
+  *col = byte - (f->nlines ? f->lines[lo] : 0);
+}
+
 sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte) {
   sm_range r = {start_byte, end_byte, 0, 0, 0, 0};
   if (file < 0 || (size_t)file >= m->nfiles) return r;
   const sm_file *f = &m->files[file];
-  uint32_t line = 0, col = 0;
-  for (uint32_t i = 0; i < end_byte && i < f->len; i++) {
-    if (i == start_byte) {
-      r.start_line = line;
-      r.start_col = col;
-    }
-    if (f->text[i] == '\n') {
-      line++;
-      col = 0;
-    } else {
-      col++;
-    }
-  }
+  pos_at(f, end_byte, &r.end_line, &r.end_col);
   if (start_byte >= end_byte || start_byte >= f->len) {
-    r.start_line = line;
-    r.start_col = col;
+    r.start_line = r.end_line;
+    r.start_col = r.end_col;
+  } else {
+    pos_at(f, start_byte, &r.start_line, &r.start_col);
   }
-  r.end_line = line;
-  r.end_col = col;
   return r;
 }
 
@@ -1306,6 +1314,7 @@ void sm_model_free(sm_model *m) {
   for (size_t i = 0; i < m->nfiles; i++) {
     free(m->files[i].path);
     free(m->files[i].text);
+    free(m->files[i].lines);
   }
   free(m->files);
   for (size_t i = 0; i < m->nflags; i++) {

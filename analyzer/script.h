@@ -43,6 +43,8 @@ typedef struct {
   char *path;  /* path as resolved (absolute when the script path was) */
   char *text;  /* owned copy of its text */
   size_t len;
+  uint32_t *lines; /* byte offset where each line starts (lines[0] = 0) */
+  size_t nlines;
   int parent;  /* index of the file that sourced it; -1 for the script itself */
   sm_range source_range; /* the `source` command in the parent */
 } sm_file;
