@@ -448,6 +448,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   opt.gpu = cfg->gpu;
   opt.reader = cfg->reader;
   opt.workspace_root = cfg->workspace_root;
+  opt.cache = cfg->cache;
   au_result *r = pd_xcalloc(1, sizeof *r);
   r->model = sm_build(path, text, len, tree, &opt);
   r->facts = af_compute(r->model, cfg->gpu);

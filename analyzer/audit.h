@@ -74,6 +74,7 @@ typedef struct {
   size_t noverrides;
   const sm_reader *reader;      /* NULL = disk */
   const char *workspace_root;
+  sm_cache *cache;              /* sourced files parsed once (see sm_cache); NULL = none */
 } au_config;
 
 typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */

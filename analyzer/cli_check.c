@@ -158,6 +158,8 @@ int pd_cmd_check(int argc, char **argv) {
   }
   free(rule_errors);
   cfg.rules = rules;
+  /* the scripts of one call source the same entrypoint and model configs: parse those once */
+  cfg.cache = sm_cache_new();
 
   au_result **results = pd_xcalloc(files.n ? files.n : 1, sizeof *results);
   size_t nres = 0;
@@ -207,6 +209,7 @@ int pd_cmd_check(int argc, char **argv) {
   }
   for (size_t i = 0; i < nres; i++) au_result_free(results[i]);
   au_rules_free(rules);
+  sm_cache_free(cfg.cache);
   free(results);
   for (size_t i = 0; i < files.n; i++) free(files.items[i]);
   free(files.items);

@@ -164,6 +164,50 @@ static char *discover_model_dir(const builder *b) {
   return NULL;
 }
 
+/* ---- the sourced-file cache ---------------------------------------------------------------- */
+
+#define MAX_CACHED 256
+
+typedef struct {
+  char *path, *text;
+  size_t len;
+  TSTree *tree;
+} cache_entry;
+
+struct sm_cache {
+  cache_entry *v;
+  size_t n, cap;
+};
+
+sm_cache *sm_cache_new(void) { return pd_xcalloc(1, sizeof(sm_cache)); }
+
+void sm_cache_free(sm_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) {
+    free(c->v[i].path);
+    free(c->v[i].text);
+    ts_tree_delete(c->v[i].tree);
+  }
+  free(c->v);
+  free(c);
+}
+
+static const cache_entry *cache_find(const sm_cache *c, const char *path) {
+  for (size_t i = 0; c && i < c->n; i++)
+    if (!strcmp(c->v[i].path, path)) return &c->v[i];
+  return NULL;
+}
+
+static void cache_add(sm_cache *c, const char *path, const char *text, size_t len,
+                      const TSTree *tree) {
+  if (!c || !tree || c->n >= MAX_CACHED) return;
+  cache_entry *e = PD_PUSH(c->v, c->n, c->cap);
+  e->path = pd_xstrdup(path);
+  e->text = pd_xstrndup(text, len);
+  e->len = len;
+  e->tree = ts_tree_copy(tree);
+}
+
 /* ---- reading and parsing sourced files ---------------------------------------------------- */
 
 /* Reads a sourced file. A path that exists on disk but is not a regular file is refused before
@@ -569,7 +613,9 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
   size_t len = 0;
   const char *why = NULL;
   errno = 0;
-  char *text = read_source(b, full, &len, &why);
+  const cache_entry *hit = cache_find(b->opt->cache, full);
+  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_source(b, full, &len, &why);
+  if (hit) len = hit->len;
   if (!text) {
     int e = errno;
     add_cond(b, SM_WARN, "source-missing", file, cr,
@@ -585,8 +631,13 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
   {
     int nf = add_file(b, full, text, len, file, cr);
     full = NULL;
-    b->trees[nf] = ts_parser_parse_string(b->parser, NULL, b->m->files[nf].text,
-                                          (uint32_t)b->m->files[nf].len);
+    if (hit) {
+      b->trees[nf] = ts_tree_copy(hit->tree);
+    } else {
+      b->trees[nf] = ts_parser_parse_string(b->parser, NULL, b->m->files[nf].text,
+                                            (uint32_t)b->m->files[nf].len);
+      cache_add(b->opt->cache, b->m->files[nf].path, text, len, b->trees[nf]);
+    }
     bool before = b->defined_model_args;
     b->defined_model_args = false;
     walk_file(b, nf);

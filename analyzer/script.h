@@ -31,12 +31,20 @@ typedef struct {
   void *ctx;
 } sm_reader;
 
+/* Sourced files (entrypoint, model configs) read and parsed once and reused by later builds: a
+ * CLI run over many scripts sources the same few files each time. Only for files that do not
+ * change while it lives (not the LSP server). Not thread-safe. */
+typedef struct sm_cache sm_cache;
+sm_cache *sm_cache_new(void);
+void sm_cache_free(sm_cache *c);
+
 typedef struct {
   const char *model_config_dir; /* setting; NULL = discover (entrypoint, then sibling scripts/models) */
   const char *gpu;              /* GPU type the user named (CLI / setting); NULL = script comment or H20 */
   const sm_reader *reader;      /* NULL = read from disk */
   size_t max_file_bytes;        /* refuse larger files; 0 = 16 MiB */
   const char *workspace_root;   /* `source` never follows files outside it; NULL = no limit */
+  sm_cache *cache;              /* NULL = read and parse every sourced file */
 } sm_options;
 
 typedef struct {

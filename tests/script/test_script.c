@@ -542,8 +542,28 @@ static void test_read_fifo(void) {
   CHECK(pd_read_file("/tmp", 1 << 20, &len) == NULL && errno == EISDIR);
 }
 
+/* The sourced-file cache gives the same model as reading and parsing afresh. */
+static void test_cache(void) {
+  sm_cache *c = sm_cache_new();
+  sm_options opt = {.cache = c};
+  const char *path = FIX "/training/text/run-qwen35-35B-A3B-16xgpu-async.sh";
+  sm_model *fresh = build_file(path, NULL);
+  json_t *want = sm_to_json(fresh);
+  for (int i = 0; i < 3; i++) { /* first fills the cache, the others hit it */
+    sm_model *m = build_file(path, &opt);
+    json_t *got = sm_to_json(m);
+    CHECK(json_equal(want, got));
+    json_decref(got);
+    sm_model_free(m);
+  }
+  json_decref(want);
+  sm_model_free(fresh);
+  sm_cache_free(c);
+}
+
 int main(void) {
   test_read_fifo();
+  test_cache();
   test_dense_colocate();
   test_moe_async();
   test_expected_json(FIX "/training/text/run-qwen3-4B-8xgpu.sh",
