@@ -28,8 +28,6 @@ const TSLanguage *tree_sitter_bash(void);
 #define MAX_SYNTAX_CONDS 20
 #define DEFAULT_MAX_FILE (16u << 20)
 
-const TSLanguage *sm_language(void) { return tree_sitter_bash(); }
-
 TSParser *sm_parser_new(void) {
   TSParser *p = ts_parser_new();
   if (!ts_parser_set_language(p, tree_sitter_bash())) {
@@ -210,17 +208,10 @@ static void cache_add(sm_cache *c, const char *path, const char *text, size_t le
 
 /* ---- reading and parsing sourced files ---------------------------------------------------- */
 
-/* Reads a sourced file. A path that exists on disk but is not a regular file is refused before
- * anything opens it: opening a FIFO blocks until a writer appears (forever, in an editor), and
- * a device can be endless. *why receives a reason when errno alone would not say it. */
-static char *read_source(const builder *b, const char *path, size_t *len, const char **why) {
+/* Reads a sourced file: from the reader (open buffers) when there is one, else from disk. Either
+ * way pd_read_file refuses a FIFO or device before opening it (a FIFO would block forever). */
+static char *read_source(const builder *b, const char *path, size_t *len) {
   size_t max = b->opt->max_file_bytes ? b->opt->max_file_bytes : DEFAULT_MAX_FILE;
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    if (!S_ISDIR(st.st_mode)) *why = "not a regular file (a FIFO, socket or device)";
-    return NULL;
-  }
   if (b->opt->reader) {
     char *t = b->opt->reader->read(b->opt->reader->ctx, path, len);
     if (t && *len > max) {
@@ -611,16 +602,15 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
     goto out;
   }
   size_t len = 0;
-  const char *why = NULL;
   errno = 0;
   const cache_entry *hit = cache_find(b->opt->cache, full);
-  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_source(b, full, &len, &why);
+  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_source(b, full, &len);
   if (hit) len = hit->len;
   if (!text) {
     int e = errno;
     add_cond(b, SM_WARN, "source-missing", file, cr,
              pd_xasprintf("cannot read sourced file %s: %s", full,
-                          why ? why : e == EFBIG ? "file too large" : strerror(e ? e : ENOENT)));
+                          e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT)));
     if (models && !b->m->ctx.model) {
       b->m->ctx.model = pd_xstrdup(bn);
       b->m->source_file = file;

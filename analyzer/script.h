@@ -158,8 +158,6 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
                    const sm_options *opt);
 void sm_model_free(sm_model *m);
 
-/* The tree-sitter-bash language (ABI checked by sm_parser_new). */
-const TSLanguage *sm_language(void);
 /* A parser set to bash; NULL if the runtime rejects the grammar's ABI. Caller deletes. */
 TSParser *sm_parser_new(void);
 
