@@ -449,6 +449,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   opt.reader = cfg->reader;
   opt.workspace_root = cfg->workspace_root;
   opt.cache = cfg->cache;
+  opt.resume = cfg->resume;
   au_result *r = pd_xcalloc(1, sizeof *r);
   r->model = sm_build(path, text, len, tree, &opt);
   r->facts = af_compute(r->model, cfg->gpu);

@@ -75,6 +75,7 @@ typedef struct {
   const sm_reader *reader;      /* NULL = disk */
   const char *workspace_root;
   sm_cache *cache;              /* sourced files parsed once (see sm_cache); NULL = none */
+  sm_resume *resume;            /* resume the model's build (see sm_resume); NULL = none */
 } au_config;
 
 typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/bashsym.h"
 #include "analyzer/fname.h"
 #include "analyzer/shell.h"
 #include "analyzer/util.h"
@@ -39,11 +40,42 @@ TSParser *sm_parser_new(void) {
 
 /* ---- the builder's state ----------------------------------------------------------------- */
 
+/* A syntax tree shared by a build and the checkpoints taken from it: function bodies are nodes,
+ * which point at their TSTree object, so the object itself (not a ts_tree_copy) must live on. */
 typedef struct {
-  char *name;
-  int file;
-  TSNode body;
-} func;
+  TSTree *tree;
+  size_t refs;
+} tree_ref;
+
+static tree_ref *tree_ref_new(TSTree *t /* consumed */) {
+  tree_ref *r = pd_xmalloc(sizeof *r);
+  r->tree = t;
+  r->refs = 1;
+  return r;
+}
+
+static tree_ref *tree_ref_take(tree_ref *r) {
+  if (r) r->refs++;
+  return r;
+}
+
+static void tree_ref_drop(tree_ref *r) {
+  if (!r || --r->refs) return;
+  ts_tree_delete(r->tree);
+  free(r);
+}
+
+/* A filesystem answer the walk depended on, replayed before resuming from a checkpoint. */
+typedef enum { FSQ_READ, FSQ_UNDER_ROOT, FSQ_DISCOVER } fsq_kind;
+
+typedef struct {
+  fsq_kind kind;
+  char *path;    /* READ / UNDER_ROOT: the path asked about; DISCOVER: the answer ("" = none) */
+  bool ok;
+  int err;       /* READ: errno when !ok */
+  size_t len;    /* READ: length and hash of the text read */
+  uint64_t hash;
+} fsq;
 
 typedef struct {
   sm_model *m;
@@ -51,10 +83,12 @@ typedef struct {
   size_t files_cap, flags_cap, arrays_cap, conds_cap, vars_cap;
   sh_env *env;
   TSParser *parser;
-  TSTree **trees; /* per file; trees[0] NULL when borrowed */
+  tree_ref **trees; /* per file */
   size_t ntrees, trees_cap;
-  func *funcs;
-  size_t nfuncs, funcs_cap;
+  tree_ref **pinned; /* earlier trees of the script that function bodies still point into */
+  size_t npinned, pinned_cap;
+  fsq *fslog;        /* every filesystem answer so far, in order */
+  size_t nfslog, fslog_cap;
   int *stack; /* files being sourced, for cycle detection */
   size_t nstack, stack_cap;
   int call_depth;
@@ -63,6 +97,8 @@ typedef struct {
   sh_fields train; /* argv after the entrypoint */
   size_t syntax_conds;
   bool defined_model_args; /* set when an assignment to MODEL_ARGS happens */
+  bool unrepeatable; /* the statement being walked sourced, read a file, defined a function or
+                        found the train command: its effect is not memoized */
 } builder;
 
 static sh_file shfile(const builder *b, int file) {
@@ -81,7 +117,7 @@ static void add_cond(builder *b, sm_level lvl, const char *code, int file, sm_ra
   c->range = r;
 }
 
-static bool is(TSNode n, const char *t) { return !strcmp(ts_node_type(n), t); }
+static bool is(TSNode n, bs_kind k) { return bs_kind_of(n) == k; }
 
 static char *node_text(const builder *b, int file, TSNode n) {
   const sm_file *f = &b->m->files[file];
@@ -237,6 +273,76 @@ static bool under_root_real(const char *path, const char *root) {
   return in;
 }
 
+/* ---- the filesystem log: what a resumed walk must find unchanged ------------------------- */
+
+static uint64_t bytes_hash(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+static fsq *log_fsq(builder *b, fsq_kind kind, const char *path, bool ok) {
+  b->unrepeatable = true;
+  fsq *q = PD_PUSH(b->fslog, b->nfslog, b->fslog_cap);
+  memset(q, 0, sizeof *q);
+  q->kind = kind;
+  q->path = pd_xstrdup(path ? path : "");
+  q->ok = ok;
+  return q;
+}
+
+/* read_source, logged. */
+static char *read_logged(builder *b, const char *path, size_t *len) {
+  errno = 0;
+  char *t = read_source(b, path, len);
+  int e = errno;
+  fsq *q = log_fsq(b, FSQ_READ, path, t != NULL);
+  if (t) {
+    q->len = *len;
+    q->hash = bytes_hash(t, *len);
+  } else {
+    q->err = e;
+  }
+  errno = e;
+  return t;
+}
+
+static bool under_root_logged(builder *b, const char *path) {
+  bool in = under_root_real(path, b->opt->workspace_root);
+  log_fsq(b, FSQ_UNDER_ROOT, path, in);
+  return in;
+}
+
+static char *discover_logged(builder *b) {
+  char *d = discover_model_dir(b);
+  log_fsq(b, FSQ_DISCOVER, d, d != NULL);
+  return d;
+}
+
+/* True when every answer in log[0..n) is still the same. */
+static bool fslog_holds(builder *b, const fsq *log, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const fsq *q = &log[i];
+    if (q->kind == FSQ_READ) {
+      size_t len = 0;
+      errno = 0;
+      char *t = read_source(b, q->path, &len);
+      int e = errno;
+      bool same = t ? q->ok && len == q->len && bytes_hash(t, len) == q->hash : !q->ok && e == q->err;
+      free(t);
+      if (!same) return false;
+    } else if (q->kind == FSQ_UNDER_ROOT) {
+      if (under_root_real(q->path, b->opt->workspace_root) != q->ok) return false;
+    } else {
+      char *d = discover_model_dir(b);
+      bool same = d ? q->ok && !strcmp(d, q->path) : !q->ok;
+      free(d);
+      if (!same) return false;
+    }
+  }
+  return true;
+}
+
 static int add_file(builder *b, char *path /* consumed */, char *text /* consumed */, size_t len,
                     int parent, sm_range src_range) {
   sm_file *f = PD_PUSH(b->m->files, b->m->nfiles, b->files_cap);
@@ -257,7 +363,7 @@ static int add_file(builder *b, char *path /* consumed */, char *text /* consume
 
 static void report_syntax(builder *b, int file, TSNode n) {
   if (b->syntax_conds >= MAX_SYNTAX_CONDS) return;
-  if (is(n, "ERROR") || ts_node_is_missing(n)) {
+  if (is(n, BS_ERROR) || ts_node_is_missing(n)) {
     char *snippet = node_text(b, file, n);
     if (strlen(snippet) > 40) strcpy(snippet + 37, "...");
     for (char *p = snippet; *p; p++)
@@ -283,8 +389,7 @@ static void report_syntax(builder *b, int file, TSNode n) {
 }
 
 static void walk_file(builder *b, int file) {
-  TSTree *t = b->trees[file];
-  TSNode root = ts_tree_root_node(t);
+  TSNode root = ts_tree_root_node(b->trees[file]->tree);
   report_syntax(b, file, root);
   *PD_PUSH(b->stack, b->nstack, b->stack_cap) = file;
   walk(b, file, root, false);
@@ -420,13 +525,13 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
        i++, more = ts_tree_cursor_goto_next_sibling(&cur)) {
     if (i < from) continue;
     TSNode c = ts_tree_cursor_current_node(&cur);
-    const char *t = ts_node_type(c);
+    bs_kind t = bs_kind_of(c);
     if (!ts_node_is_named(c)) {
-      if (!strcmp(t, ")")) closed = !ts_node_is_missing(c);
+      if (t == BS_RPAREN) closed = !ts_node_is_missing(c);
       continue;
     }
     sm_range r = sh_node_range(c);
-    if (!strcmp(t, "comment")) {
+    if (t == BS_COMMENT) {
       if (r.start_line == last_elem_line) {
         /* trailing comment: a NOTE explains the last flag on that line */
         char *txt = node_text(b, file, c);
@@ -445,7 +550,7 @@ static bool fill_array(builder *b, int file, TSNode parent, uint32_t from, uint3
       }
       continue;
     }
-    if (!strcmp(t, "string") && r.end_line > r.start_line && ts_node_has_error(parent) &&
+    if (t == BS_STRING && r.end_line > r.start_line && ts_node_has_error(parent) &&
         recover_string_lines(b, file, c, name, cond, arr, &closed)) {
       last_elem_line = UINT32_MAX;
       continue;
@@ -486,15 +591,19 @@ static void define_array(builder *b, int file, TSNode parent, uint32_t from, uin
 /* ---- assignments, sources, commands ------------------------------------------------------- */
 
 static void assign(builder *b, int file, TSNode n, bool cond, bool exported) {
-  TSNode name = ts_node_child_by_field_name(n, "name", 4);
-  TSNode value = ts_node_child_by_field_name(n, "value", 5);
+  TSNode name = bs_child(n, BSF_NAME);
+  TSNode value = bs_child(n, BSF_VALUE);
   if (ts_node_is_null(name)) return;
+  /* NAME+=...: the operator follows the name (ts_node_child(n, i) would be O(i) each) */
   bool append = false;
-  for (uint32_t i = 0; i < ts_node_child_count(n); i++)
-    if (is(ts_node_child(n, i), "+=")) append = true;
-  if (is(name, "subscript")) return; /* A[3]=x: element writes do not matter here */
+  {
+    const sm_file *f = &b->m->files[file];
+    uint32_t e = ts_node_end_byte(name);
+    append = e + 1 < f->len && f->text[e] == '+' && f->text[e + 1] == '=';
+  }
+  if (is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
   char *vname = node_text(b, file, name);
-  if (!ts_node_is_null(value) && is(value, "array")) {
+  if (!ts_node_is_null(value) && is(value, BS_ARRAY)) {
     define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
                  sh_node_range(n));
   } else {
@@ -524,12 +633,13 @@ static const char *base_name(const char *p) {
 }
 
 static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
+  b->unrepeatable = true;
   sh_file sf = shfile(b, file);
   char *raw = node_text(b, file, arg);
   const char *v;
   bool k;
   if (strstr(raw, "MODEL_CONFIG_DIR") && !sh_var_get(b->env, "MODEL_CONFIG_DIR", &v, &k)) {
-    char *dir = discover_model_dir(b);
+    char *dir = discover_logged(b);
     if (dir) sh_var_set(b->env, "MODEL_CONFIG_DIR", dir, true);
     free(dir);
   }
@@ -595,7 +705,7 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
              pd_xasprintf("%s is outside the workspace; not followed", full));
     goto out;
   }
-  if (!under_root_real(full, b->opt->workspace_root)) {
+  if (!under_root_logged(b, full)) {
     add_cond(b, SM_INFO, "source-outside", file, cr,
              pd_xasprintf("%s is outside the workspace (through a symbolic link); not followed",
                           full));
@@ -604,7 +714,7 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
   size_t len = 0;
   errno = 0;
   const cache_entry *hit = cache_find(b->opt->cache, full);
-  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_source(b, full, &len);
+  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_logged(b, full, &len);
   if (hit) len = hit->len;
   if (!text) {
     int e = errno;
@@ -622,11 +732,11 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
     int nf = add_file(b, full, text, len, file, cr);
     full = NULL;
     if (hit) {
-      b->trees[nf] = ts_tree_copy(hit->tree);
+      b->trees[nf] = tree_ref_new(ts_tree_copy(hit->tree));
     } else {
-      b->trees[nf] = ts_parser_parse_string(b->parser, NULL, b->m->files[nf].text,
-                                            (uint32_t)b->m->files[nf].len);
-      cache_add(b->opt->cache, b->m->files[nf].path, text, len, b->trees[nf]);
+      b->trees[nf] = tree_ref_new(ts_parser_parse_string(b->parser, NULL, b->m->files[nf].text,
+                                                         (uint32_t)b->m->files[nf].len));
+      cache_add(b->opt->cache, b->m->files[nf].path, text, len, b->trees[nf]->tree);
     }
     bool before = b->defined_model_args;
     b->defined_model_args = false;
@@ -647,13 +757,24 @@ out:
 static const char *const launchers[] = {"ray",  "stdbuf", "nohup",    "env",  "timeout",
                                         "exec", "time",   "torchrun", "srun", "numactl"};
 
+/* A command name (as the text [s, s+n) of a plain word) the train line can start with. */
+static bool is_launcher_name(const char *s, size_t n) {
+  const char *slash = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '/') slash = s + i;
+  if (slash) {
+    n -= (size_t)(slash + 1 - s);
+    s = slash + 1;
+  }
+  if (n >= 6 && !strncmp(s, "python", 6)) return true;
+  for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+    if (strlen(launchers[i]) == n && !strncmp(s, launchers[i], n)) return true;
+  return false;
+}
+
 static bool is_launcher(const sh_field *f) {
   if (!f->resolved) return true; /* "${TRAIN_PYTHON}" */
-  const char *t = base_name(f->text);
-  if (!strncmp(t, "python", 6)) return true;
-  for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
-    if (!strcmp(t, launchers[i])) return true;
-  return false;
+  return is_launcher_name(f->text, strlen(f->text));
 }
 
 /* Index of the entrypoint in argv, or -1. */
@@ -670,6 +791,7 @@ static long find_entrypoint(const sh_fields *argv) {
 
 static void consider_train(builder *b, int file, TSNode cmd, sh_fields *argv, bool cond) {
   long ep = find_entrypoint(argv);
+  if (ep >= 0) b->unrepeatable = true;
   if (ep < 0 || argv->n == 0 || !is_launcher(&argv->v[0])) return;
   sm_range r = sh_node_range(cmd);
   if (b->train_found) {
@@ -689,7 +811,7 @@ static void consider_train(builder *b, int file, TSNode cmd, sh_fields *argv, bo
 }
 
 static void command(builder *b, int file, TSNode n, bool cond) {
-  TSNode name = ts_node_child_by_field_name(n, "name", 4);
+  TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
   char *cname = node_text(b, file, name);
   uint32_t nargs = 0;
@@ -697,10 +819,8 @@ static void command(builder *b, int file, TSNode n, bool cond) {
   memset(args, 0, sizeof args);
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode c = ts_node_named_child(n, i);
-    const char *fld = ts_node_field_name_for_child(n, i);
-    (void)fld;
-    if (ts_node_eq(c, name) || is(c, "variable_assignment") || is(c, "file_redirect") ||
-        is(c, "herestring_redirect") || is(c, "comment"))
+    if (ts_node_eq(c, name) || is(c, BS_VARIABLE_ASSIGNMENT) || is(c, BS_FILE_REDIRECT) ||
+        is(c, BS_HERESTRING_REDIRECT) || is(c, BS_COMMENT))
       continue;
     if (nargs < 2) args[nargs] = c;
     nargs++;
@@ -719,26 +839,37 @@ static void command(builder *b, int file, TSNode n, bool cond) {
     }
     free(a0);
   }
-  for (size_t i = 0; i < b->nfuncs; i++) {
-    if (strcmp(b->funcs[i].name, cname) != 0) continue;
+  int ffile;
+  TSNode fbody;
+  if (sh_func_get(b->env, cname, &ffile, &fbody)) {
     if (b->call_depth < MAX_CALL_DEPTH) {
       b->call_depth++;
-      walk(b, b->funcs[i].file, b->funcs[i].body, cond);
+      walk(b, ffile, fbody, cond);
       b->call_depth--;
     }
     free(cname);
     return;
   }
+  /* An ordinary command (echo, cat, mkdir) matters only through expansions with side effects
+   * (${X:=v}, $((X=1))): without a `$` or backquote, and not named like a launcher, it cannot be
+   * the train line and changes nothing, so its words are not expanded. */
+  bool ordinary = !strpbrk(cname, "$`\"'\\") && !is_launcher_name(cname, strlen(cname));
   free(cname);
+  if (ordinary) {
+    const sm_file *f = &b->m->files[file];
+    uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
+    if (z > f->len) z = (uint32_t)f->len;
+    if (a >= z || (!memchr(f->text + a, '$', z - a) && !memchr(f->text + a, '`', z - a))) return;
+  }
 
   sh_file sf = shfile(b, file);
   sh_fields argv = {0};
   for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
     TSNode c = ts_node_child(n, i);
-    if (!ts_node_is_named(c) || is(c, "variable_assignment") || is(c, "file_redirect") ||
-        is(c, "herestring_redirect") || is(c, "comment"))
+    if (!ts_node_is_named(c) || is(c, BS_VARIABLE_ASSIGNMENT) || is(c, BS_FILE_REDIRECT) ||
+        is(c, BS_HERESTRING_REDIRECT) || is(c, BS_COMMENT))
       continue;
-    if (is(c, "command_name")) c = ts_node_named_child(c, 0);
+    if (is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
     if (ts_node_is_null(c)) continue;
     sh_expand(b->env, &sf, c, NULL, cond, &argv);
   }
@@ -747,16 +878,15 @@ static void command(builder *b, int file, TSNode n, bool cond) {
 }
 
 static void for_loop(builder *b, int file, TSNode n, bool cond) {
-  TSNode var = ts_node_child_by_field_name(n, "variable", 8);
-  TSNode body = ts_node_child_by_field_name(n, "body", 4);
+  TSNode var = bs_child(n, BSF_VARIABLE);
+  TSNode body = bs_child(n, BSF_BODY);
   if (ts_node_is_null(var) || ts_node_is_null(body)) return;
   char *vname = node_text(b, file, var);
   sh_file sf = shfile(b, file);
   sh_fields items = {0};
   bool have_values = false;
   for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
-    const char *fld = ts_node_field_name_for_child(n, i);
-    if (fld && !strcmp(fld, "value")) {
+    if (bs_child_in(n, i, BSF_VALUE)) {
       sh_expand(b->env, &sf, ts_node_child(n, i), NULL, true, &items);
       have_values = true;
     }
@@ -778,17 +908,16 @@ static void for_loop(builder *b, int file, TSNode n, bool cond) {
 /* case WORD in ...: with a known subject only the first matching branch runs (still marked
  * conditional, since the subject is usually an environment default); otherwise all do. */
 static void case_statement(builder *b, int file, TSNode n) {
-  TSNode subject = ts_node_child_by_field_name(n, "value", 5);
+  TSNode subject = bs_child(n, BSF_VALUE);
   sh_file sf = shfile(b, file);
   bool known = false;
   char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->env, &sf, subject, &known);
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode item = ts_node_named_child(n, i);
-    if (!is(item, "case_item")) continue;
+    if (!is(item, BS_CASE_ITEM)) continue;
     bool match = !known;
     for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
-      const char *fld = ts_node_field_name_for_child(item, j);
-      if (!fld || strcmp(fld, "value") != 0) continue;
+      if (!bs_child_in(item, j, BSF_VALUE)) continue;
       bool pk;
       char *pat = sh_expand_scalar(b->env, &sf, ts_node_child(item, j), &pk);
       match = pk && fnmatch(pat, subj, 0) == 0;
@@ -796,9 +925,8 @@ static void case_statement(builder *b, int file, TSNode n) {
     }
     if (!match) continue;
     for (uint32_t j = 0; j < ts_node_child_count(item); j++) {
-      const char *fld = ts_node_field_name_for_child(item, j);
       TSNode c = ts_node_child(item, j);
-      if ((fld && !strcmp(fld, "value")) || !ts_node_is_named(c)) continue;
+      if (bs_child_in(item, j, BSF_VALUE) || !ts_node_is_named(c)) continue;
       walk(b, file, c, true);
     }
     if (known) break;
@@ -814,33 +942,33 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
   uint32_t words_from = UINT32_MAX;
   for (uint32_t i = 0; i < nc; i++) {
     TSNode c = kids[i];
-    const char *t = ts_node_type(c);
-    if (!strcmp(t, "variable_name") && i + 2 < nc &&
-        (is(kids[i + 1], "=") || is(kids[i + 1], "+=")) &&
-        is(kids[i + 2], "(")) {
+    bs_kind t = bs_kind_of(c);
+    if (t == BS_VARIABLE_NAME && i + 2 < nc &&
+        (is(kids[i + 1], BS_EQ) || is(kids[i + 1], BS_PLUS_EQ)) &&
+        is(kids[i + 2], BS_LPAREN)) {
       char *name = node_text(b, file, c);
       uint32_t j = i + 3;
-      while (j < nc && !is(kids[j], ")")) j++;
-      define_array(b, file, n, i + 3, j, name, is(kids[i + 1], "+="), cond, sh_node_range(c));
+      while (j < nc && !is(kids[j], BS_RPAREN)) j++;
+      define_array(b, file, n, i + 3, j, name, is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
       free(name);
       i = j;
       words_from = UINT32_MAX;
       continue;
     }
-    if (!strcmp(t, "word") || !strcmp(t, "string") || !strcmp(t, "raw_string") ||
-        !strcmp(t, "concatenation") || !strcmp(t, "expansion") ||
-        !strcmp(t, "simple_expansion") || !strcmp(t, "number")) {
+    if (t == BS_WORD || t == BS_STRING || t == BS_RAW_STRING ||
+        t == BS_CONCATENATION || t == BS_EXPANSION ||
+        t == BS_SIMPLE_EXPANSION || t == BS_NUMBER) {
       if (words_from == UINT32_MAX) words_from = i;
       continue;
     }
-    if (ts_node_is_named(c) && strcmp(t, "comment") != 0) walk(b, file, c, cond);
+    if (ts_node_is_named(c) && t != BS_COMMENT) walk(b, file, c, cond);
   }
   if (words_from != UINT32_MAX) {
     sh_file sf = shfile(b, file);
     sh_fields argv = {0};
     for (uint32_t i = words_from; i < nc; i++) {
       TSNode c = kids[i];
-      if (ts_node_is_named(c) && !is(c, "comment")) sh_expand(b->env, &sf, c, NULL, cond, &argv);
+      if (ts_node_is_named(c) && !is(c, BS_COMMENT)) sh_expand(b->env, &sf, c, NULL, cond, &argv);
     }
     consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
@@ -861,20 +989,20 @@ static void walk_children(builder *b, int file, TSNode n, bool cond) {
 }
 
 static void walk(builder *b, int file, TSNode n, bool cond) {
-  const char *t = ts_node_type(n);
-  if (!strcmp(t, "variable_assignment")) {
+  bs_kind t = bs_kind_of(n);
+  if (t == BS_VARIABLE_ASSIGNMENT) {
     assign(b, file, n, cond, false);
-  } else if (!strcmp(t, "command")) {
+  } else if (t == BS_COMMAND) {
     command(b, file, n, cond);
-  } else if (!strcmp(t, "declaration_command")) {
+  } else if (t == BS_DECLARATION_COMMAND) {
     char *kw = ts_node_child_count(n) ? node_text(b, file, ts_node_child(n, 0)) : NULL;
     bool exported = kw && !strcmp(kw, "export");
     free(kw);
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       TSNode c = ts_node_named_child(n, i);
-      if (is(c, "variable_assignment")) {
+      if (is(c, BS_VARIABLE_ASSIGNMENT)) {
         assign(b, file, c, cond, exported);
-      } else if (exported && is(c, "variable_name")) { /* export NAME */
+      } else if (exported && is(c, BS_VARIABLE_NAME)) { /* export NAME */
         char *v = node_text(b, file, c);
         const char *val;
         bool known;
@@ -882,34 +1010,34 @@ static void walk(builder *b, int file, TSNode n, bool cond) {
         free(v);
       }
     }
-  } else if (!strcmp(t, "unset_command")) {
+  } else if (t == BS_UNSET_COMMAND) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       char *v = node_text(b, file, ts_node_named_child(n, i));
       if (strcmp(v, "-f") != 0 && strcmp(v, "-v") != 0) sh_var_unset(b->env, v);
       free(v);
     }
-  } else if (!strcmp(t, "function_definition")) {
-    TSNode name = ts_node_child_by_field_name(n, "name", 4);
-    TSNode body = ts_node_child_by_field_name(n, "body", 4);
+  } else if (t == BS_FUNCTION_DEFINITION) {
+    TSNode name = bs_child(n, BSF_NAME);
+    TSNode body = bs_child(n, BSF_BODY);
     if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
-      func *f = PD_PUSH(b->funcs, b->nfuncs, b->funcs_cap);
-      f->name = node_text(b, file, name);
-      f->file = file;
-      f->body = body;
+      b->unrepeatable = true; /* its body is a node of this build's tree */
+      char *fname = node_text(b, file, name);
+      sh_func_define(b->env, fname, file, body);
+      free(fname);
     }
-  } else if (!strcmp(t, "for_statement")) {
+  } else if (t == BS_FOR_STATEMENT) {
     for_loop(b, file, n, cond);
-  } else if (!strcmp(t, "ERROR")) {
+  } else if (t == BS_ERROR) {
     recover(b, file, n, cond);
-  } else if (!strcmp(t, "case_statement")) {
+  } else if (t == BS_CASE_STATEMENT) {
     case_statement(b, file, n);
-  } else if (!strcmp(t, "if_statement") || !strcmp(t, "elif_clause") ||
-             !strcmp(t, "else_clause") || !strcmp(t, "while_statement") ||
-             !strcmp(t, "c_style_for_statement")) {
+  } else if (t == BS_IF_STATEMENT || t == BS_ELIF_CLAUSE ||
+             t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT ||
+             t == BS_C_STYLE_FOR_STATEMENT) {
     walk_children(b, file, n, true);
-  } else if (!strcmp(t, "heredoc_body") || !strcmp(t, "heredoc_redirect") ||
-             !strcmp(t, "comment") || !strcmp(t, "test_command") ||
-             !strcmp(t, "command_substitution")) {
+  } else if (t == BS_HEREDOC_BODY || t == BS_HEREDOC_REDIRECT ||
+             t == BS_COMMENT || t == BS_TEST_COMMAND ||
+             t == BS_COMMAND_SUBSTITUTION) {
     /* nothing to collect */
   } else {
     /* program, lists, pipelines, redirected statements, subshells, compound statements */
@@ -934,6 +1062,12 @@ static sm_range range_join(sm_range a, sm_range z) {
     r.end_col = z.end_col;
   }
   return r;
+}
+
+static uint64_t name_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
 }
 
 static void build_flags(builder *b, const sh_fields *argv) {
@@ -1000,9 +1134,7 @@ static void build_flags(builder *b, const sh_fields *argv) {
   size_t *seen = pd_xmalloc(cap * sizeof *seen); /* flag index + 1; 0 = empty */
   memset(seen, 0, cap * sizeof *seen);
   for (size_t i = m->nflags; i-- > 0;) {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = m->flags[i].name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    size_t k = h & (cap - 1);
+    size_t k = name_hash(m->flags[i].name) & (cap - 1);
     while (seen[k] && strcmp(m->flags[seen[k] - 1].name, m->flags[i].name) != 0) k = (k + 1) & (cap - 1);
     if (seen[k]) {
       m->flags[i].overridden = true;
@@ -1011,7 +1143,8 @@ static void build_flags(builder *b, const sh_fields *argv) {
       seen[k] = i + 1;
     }
   }
-  free(seen);
+  m->flag_index = seen; /* kept for sm_flag_get */
+  m->flag_index_cap = cap;
   /* JSON values */
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *fl = &m->flags[i];
@@ -1028,8 +1161,14 @@ static void build_flags(builder *b, const sh_fields *argv) {
   }
 }
 
-/* Quadratic in the number of flags only when the same name repeats; scripts have ~100 flags. */
+/* The audit asks for ~1,000 names per model: the table build_flags left makes each O(1). */
 static const sm_flag *last_of(const sm_model *m, const char *name) {
+  if (m->flag_index) {
+    size_t k = name_hash(name) & (m->flag_index_cap - 1);
+    for (; m->flag_index[k]; k = (k + 1) & (m->flag_index_cap - 1))
+      if (!strcmp(m->flags[m->flag_index[k] - 1].name, name)) return &m->flags[m->flag_index[k] - 1];
+    return NULL;
+  }
   for (size_t i = m->nflags; i-- > 0;)
     if (!strcmp(m->flags[i].name, name)) return &m->flags[i];
   return NULL;
@@ -1062,15 +1201,12 @@ bool sm_flag_double(const sm_model *m, const char *name, double *out) {
 }
 
 bool sm_flag_on(const sm_model *m, const char *name) {
-  long pos = -1, neg = -1;
+  const sm_flag *f = last_of(m, name);
+  if (!f) return false;
   char *no = pd_str_starts(name, "--") ? pd_xasprintf("--no-%s", name + 2) : NULL;
-  for (size_t i = 0; i < m->nflags; i++) {
-    if (!strcmp(m->flags[i].name, name)) pos = (long)i;
-    else if (no && !strcmp(m->flags[i].name, no)) neg = (long)i;
-  }
+  const sm_flag *nf = no ? last_of(m, no) : NULL;
   free(no);
-  if (pos < 0) return false;
-  const sm_flag *f = &m->flags[pos];
+  long pos = (long)(f - m->flags), neg = nf ? (long)(nf - m->flags) : -1;
   /* `--flag false` (type=bool flags in Relax parse any string as True; Megatron's store_true
    * switches take none): treat an explicit false-looking value as off. */
   if (f->nvalues == 1 && f->values[0].resolved &&
@@ -1288,6 +1424,533 @@ const sm_var *sm_var_get(const sm_model *m, const char *name) {
   return m->nvars ? bsearch(&key, m->vars, m->nvars, sizeof *m->vars, by_var_name) : NULL;
 }
 
+/* ---- statement memos: replaying what an unchanged statement did ------------------------- */
+
+/* A top-level statement of the script and its effect, as the last build walked it: the names it
+ * looked up (with the state it found), and what it left behind. After an edit, a statement
+ * whose text is unchanged (it lies after the edit) and which finds the same state again has the
+ * same effect: it is replayed instead of walked. Ranges inside the statement are stored
+ * relative to it (REL marks them), so a statement that moved with the text still replays. */
+#define REL 0x80000000u
+
+typedef struct {
+  uint32_t start, end, line, col; /* where the statement is, in the text of the store */
+  TSSymbol symbol;
+  size_t loop_before, loop_after;
+  sh_dep *reads;
+  size_t nreads;
+  sh_saved **writes;
+  size_t nwrites;
+  sm_array *arrays; /* pushed to the model, ranges relative */
+  size_t narrays;
+  sm_condition *conds;
+  size_t nconds;
+  bool defined_model_args;
+} memo;
+
+typedef struct {
+  char *text; /* the script's text the positions refer to */
+  size_t len, nlines;
+  memo **v;   /* by start; NULL once moved to a newer store */
+  size_t n, cap;
+} memo_store;
+
+typedef struct {
+  uint32_t start, end, line;
+} stmt_frame;
+
+static void range_to_rel(void *ctx, int file, sm_range *r) {
+  const stmt_frame *f = ctx;
+  if (file != 0 || (r->start_byte & REL) || r->start_byte < f->start || r->end_byte > f->end) return;
+  r->start_byte = (r->start_byte - f->start) | REL;
+  r->end_byte -= f->start;
+  r->start_line -= f->line;
+  r->end_line -= f->line;
+}
+
+static void range_to_abs(void *ctx, int file, sm_range *r) {
+  const stmt_frame *f = ctx;
+  if (file != 0 || !(r->start_byte & REL)) return;
+  r->start_byte = (r->start_byte & ~REL) + f->start;
+  r->end_byte += f->start;
+  r->start_line += f->line;
+  r->end_line += f->line;
+}
+
+static void memo_free(memo *x) {
+  if (!x) return;
+  for (size_t i = 0; i < x->nreads; i++) free(x->reads[i].name);
+  free(x->reads);
+  for (size_t i = 0; i < x->nwrites; i++) sh_saved_free(x->writes[i]);
+  free(x->writes);
+  for (size_t i = 0; i < x->narrays; i++) free(x->arrays[i].name);
+  free(x->arrays);
+  for (size_t i = 0; i < x->nconds; i++) {
+    free(x->conds[i].code);
+    free(x->conds[i].message);
+  }
+  free(x->conds);
+  free(x);
+}
+
+static memo_store *memo_store_new(const sm_file *f) {
+  memo_store *st = pd_xcalloc(1, sizeof *st);
+  st->text = pd_xstrndup(f->text, f->len);
+  st->len = f->len;
+  st->nlines = f->nlines;
+  return st;
+}
+
+static void memo_store_free(memo_store *st) {
+  if (!st) return;
+  for (size_t i = 0; i < st->n; i++) memo_free(st->v[i]);
+  free(st->v);
+  free(st->text);
+  free(st);
+}
+
+/* Where the last store's statements are now: text after the edited region moved by delta bytes
+ * and dlines lines; new_tail is where the unchanged tail starts in this build's text. */
+typedef struct {
+  memo_store *old;
+  long long delta, dlines;
+  uint32_t new_tail;
+  size_t next; /* memo_find's position in old */
+} memo_map;
+
+static void memo_map_init(memo_map *mm, memo_store *old, const sm_file *now) {
+  mm->old = old;
+  size_t max = old->len < now->len ? old->len : now->len, q = 0;
+  const char *a = old->text + old->len, *b = now->text + now->len;
+  while (q + 4096 <= max && !memcmp(a - q - 4096, b - q - 4096, 4096)) q += 4096;
+  while (q < max && a[-(long)q - 1] == b[-(long)q - 1]) q++;
+  mm->delta = (long long)now->len - (long long)old->len;
+  mm->dlines = (long long)now->nlines - (long long)old->nlines;
+  mm->new_tail = (uint32_t)(now->len - q);
+}
+
+/* The last store's statement starting at `start`; asked in increasing order of start. */
+static memo *memo_find(memo_map *mm, uint32_t start, size_t *at) {
+  const memo_store *st = mm->old;
+  while (mm->next < st->n && (!st->v[mm->next] || st->v[mm->next]->start < start)) mm->next++;
+  if (mm->next < st->n && st->v[mm->next]->start == start) {
+    *at = mm->next;
+    return st->v[mm->next];
+  }
+  return NULL;
+}
+
+/* Replays child ch from the last store when it is unchanged and finds the same state; the memo
+ * then moves to `fresh`. */
+static bool memo_replay(builder *b, memo_map *mm, TSNode ch, memo_store *fresh) {
+  uint32_t ns = ts_node_start_byte(ch), ne = ts_node_end_byte(ch);
+  if (ns < mm->new_tail) return false;
+  size_t at;
+  memo *x = memo_find(mm, (uint32_t)((long long)ns - mm->delta), &at);
+  TSPoint p = ts_node_start_point(ch);
+  if (!x || (long long)x->end + mm->delta != ne || x->symbol != ts_node_symbol(ch) ||
+      (long long)x->line + mm->dlines != p.row || x->col != p.column ||
+      x->loop_before != b->loop_budget)
+    return false;
+  for (size_t i = 0; i < x->nreads; i++)
+    if (!sh_dep_holds(b->env, &x->reads[i])) return false;
+  stmt_frame fr = {ns, ne, p.row};
+  for (size_t i = 0; i < x->nwrites; i++) sh_restore(b->env, x->writes[i], range_to_abs, &fr);
+  for (size_t i = 0; i < x->narrays; i++) {
+    sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
+    *a = x->arrays[i];
+    a->name = pd_xstrdup(a->name);
+    range_to_abs(&fr, a->file, &a->range);
+  }
+  for (size_t i = 0; i < x->nconds; i++) {
+    sm_condition *c = PD_PUSH(b->m->conds, b->m->nconds, b->conds_cap);
+    *c = x->conds[i];
+    c->code = pd_xstrdup(c->code);
+    c->message = pd_xstrdup(c->message);
+    range_to_abs(&fr, c->file, &c->range);
+  }
+  if (x->defined_model_args) b->defined_model_args = true;
+  b->loop_budget = x->loop_after;
+  mm->old->v[at] = NULL;
+  x->start = ns;
+  x->end = ne;
+  x->line = p.row;
+  *PD_PUSH(fresh->v, fresh->n, fresh->cap) = x;
+  return true;
+}
+
+/* Walks child ch recording what it depends on and what it does, into `fresh`. */
+static void memo_walk(builder *b, TSNode ch, memo_store *fresh) {
+  size_t arrays0 = b->m->narrays, conds0 = b->m->nconds, loop0 = b->loop_budget;
+  bool dma0 = b->defined_model_args; /* only follow_source reads it, and is never replayed */
+  b->unrepeatable = false;
+  sh_track_begin(b->env);
+  walk(b, 0, ch, false);
+  memo *x = pd_xcalloc(1, sizeof *x);
+  sh_write *writes;
+  if (!sh_track_end(b->env, !b->unrepeatable, &x->reads, &x->nreads, &writes, &x->nwrites))
+    b->unrepeatable = true;
+  bool dma = !dma0 && b->defined_model_args;
+  if (b->unrepeatable) {
+    for (size_t i = 0; i < x->nwrites; i++) free(writes[i].name);
+    free(writes);
+    x->nwrites = 0;
+    memo_free(x);
+    return;
+  }
+  TSPoint p = ts_node_start_point(ch);
+  x->start = ts_node_start_byte(ch);
+  x->end = ts_node_end_byte(ch);
+  x->line = p.row;
+  x->col = p.column;
+  x->symbol = ts_node_symbol(ch);
+  x->loop_before = loop0;
+  x->loop_after = b->loop_budget;
+  x->defined_model_args = dma;
+  stmt_frame fr = {x->start, x->end, x->line};
+  x->writes = pd_xmalloc((x->nwrites ? x->nwrites : 1) * sizeof *x->writes);
+  for (size_t i = 0; i < x->nwrites; i++) {
+    x->writes[i] = sh_save(b->env, &writes[i], range_to_rel, &fr);
+    free(writes[i].name);
+  }
+  free(writes);
+  x->narrays = b->m->narrays - arrays0;
+  x->arrays = pd_xmalloc((x->narrays ? x->narrays : 1) * sizeof *x->arrays);
+  for (size_t i = 0; i < x->narrays; i++) {
+    x->arrays[i] = b->m->arrays[arrays0 + i];
+    x->arrays[i].name = pd_xstrdup(x->arrays[i].name);
+    range_to_rel(&fr, x->arrays[i].file, &x->arrays[i].range);
+  }
+  x->nconds = b->m->nconds - conds0;
+  x->conds = pd_xmalloc((x->nconds ? x->nconds : 1) * sizeof *x->conds);
+  for (size_t i = 0; i < x->nconds; i++) {
+    x->conds[i] = b->m->conds[conds0 + i];
+    x->conds[i].code = pd_xstrdup(x->conds[i].code);
+    x->conds[i].message = pd_xstrdup(x->conds[i].message);
+    range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
+  }
+  *PD_PUSH(fresh->v, fresh->n, fresh->cap) = x;
+}
+
+/* ---- checkpoints: resuming a build at a top-level statement ------------------------------- */
+
+#define MAX_PINNED 8 /* older script trees a checkpoint keeps alive; beyond, build from the top */
+
+struct sm_checkpoint {
+  char *path;              /* the script */
+  char *options;           /* the options the walk depends on, as one string */
+  uint32_t index;          /* child of the script's root to resume at */
+  uint32_t start_byte;     /* where that child starts */
+  TSNode before[2];        /* the children just before it (nodes of trees[0]; null when none) */
+  sm_file *files;          /* files[1..nfiles) as sourced so far; files[0] unused */
+  tree_ref **trees;        /* per file; trees[0] is the script's tree of the build that took it */
+  size_t nfiles;
+  tree_ref **pinned;
+  size_t npinned;
+  sm_array *arrays;
+  size_t narrays;
+  sm_condition *conds;
+  size_t nconds;
+  char *model;
+  int source_file, train_file;
+  sm_range source_range, train_range;
+  sh_env *env;
+  sh_fields train;
+  size_t loop_budget, syntax_conds;
+  bool train_found, defined_model_args;
+  fsq *fslog;
+  size_t nfslog;
+  memo_store *memo; /* the statements from `index` on, as the last build left them */
+};
+
+static char *options_key(const builder *b) {
+  const sm_options *o = b->opt;
+  return pd_xasprintf("%s\n%s\n%zu\n%d", o->model_config_dir ? o->model_config_dir : "",
+                      o->workspace_root ? o->workspace_root : "", o->max_file_bytes,
+                      o->reader != NULL);
+}
+
+static void file_copy(sm_file *d, const sm_file *s) {
+  *d = *s;
+  d->path = s->path ? pd_xstrdup(s->path) : NULL;
+  d->text = pd_xstrndup(s->text, s->len);
+  d->lines = pd_xmalloc((s->nlines ? s->nlines : 1) * sizeof *d->lines);
+  memcpy(d->lines, s->lines, s->nlines * sizeof *d->lines);
+}
+
+static void conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    d[i] = s[i];
+    d[i].code = pd_xstrdup(s[i].code);
+    d[i].message = pd_xstrdup(s[i].message);
+  }
+}
+
+static void arrays_copy(sm_array *d, const sm_array *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    d[i] = s[i];
+    d[i].name = pd_xstrdup(s[i].name);
+  }
+}
+
+static fsq *fslog_copy(const fsq *s, size_t n) {
+  fsq *d = pd_xmalloc((n ? n : 1) * sizeof *d);
+  for (size_t i = 0; i < n; i++) {
+    d[i] = s[i];
+    d[i].path = pd_xstrdup(s[i].path);
+  }
+  return d;
+}
+
+static void fslog_free(fsq *log, size_t n) {
+  for (size_t i = 0; i < n; i++) free(log[i].path);
+  free(log);
+}
+
+void sm_checkpoint_free(sm_checkpoint *c) {
+  if (!c) return;
+  free(c->path);
+  free(c->options);
+  for (size_t i = 0; i < c->nfiles; i++) {
+    if (i) {
+      free(c->files[i].path);
+      free(c->files[i].text);
+      free(c->files[i].lines);
+    }
+    tree_ref_drop(c->trees[i]);
+  }
+  free(c->files);
+  free(c->trees);
+  for (size_t i = 0; i < c->npinned; i++) tree_ref_drop(c->pinned[i]);
+  free(c->pinned);
+  for (size_t i = 0; i < c->narrays; i++) free(c->arrays[i].name);
+  free(c->arrays);
+  for (size_t i = 0; i < c->nconds; i++) {
+    free(c->conds[i].code);
+    free(c->conds[i].message);
+  }
+  free(c->conds);
+  free(c->model);
+  sh_env_free(c->env);
+  sh_fields_free(&c->train);
+  fslog_free(c->fslog, c->nfslog);
+  memo_store_free(c->memo);
+  free(c);
+}
+
+/* The builder's state before child `index` (starting at start_byte) of the script's root. Only
+ * called at the script's top level: no call, loop or nested source is in progress. */
+static sm_checkpoint *checkpoint_take(const builder *b, uint32_t index, uint32_t start_byte,
+                                      const TSNode before[2]) {
+  const sm_model *m = b->m;
+  sm_checkpoint *c = pd_xcalloc(1, sizeof *c);
+  c->path = pd_xstrdup(m->files[0].path);
+  c->options = options_key(b);
+  c->index = index;
+  c->start_byte = start_byte;
+  c->before[0] = before[0];
+  c->before[1] = before[1];
+  c->nfiles = m->nfiles;
+  c->files = pd_xcalloc(m->nfiles, sizeof *c->files);
+  c->trees = pd_xcalloc(m->nfiles, sizeof *c->trees);
+  for (size_t i = 0; i < m->nfiles; i++) {
+    if (i) file_copy(&c->files[i], &m->files[i]);
+    c->trees[i] = tree_ref_take(b->trees[i]);
+  }
+  c->npinned = b->npinned;
+  c->pinned = pd_xmalloc((b->npinned ? b->npinned : 1) * sizeof *c->pinned);
+  for (size_t i = 0; i < b->npinned; i++) c->pinned[i] = tree_ref_take(b->pinned[i]);
+  c->narrays = m->narrays;
+  c->arrays = pd_xmalloc((m->narrays ? m->narrays : 1) * sizeof *c->arrays);
+  arrays_copy(c->arrays, m->arrays, m->narrays);
+  c->nconds = m->nconds;
+  c->conds = pd_xmalloc((m->nconds ? m->nconds : 1) * sizeof *c->conds);
+  conds_copy(c->conds, m->conds, m->nconds);
+  c->model = m->ctx.model ? pd_xstrdup(m->ctx.model) : NULL;
+  c->source_file = m->source_file;
+  c->source_range = m->source_range;
+  c->train_file = m->train_file;
+  c->train_range = m->train_range;
+  c->env = sh_env_clone(b->env);
+  for (size_t i = 0; i < b->train.n; i++) sh_fields_push(&c->train, &b->train.v[i]);
+  c->loop_budget = b->loop_budget;
+  c->syntax_conds = b->syntax_conds;
+  c->train_found = b->train_found;
+  c->defined_model_args = b->defined_model_args;
+  c->fslog = fslog_copy(b->fslog, b->nfslog);
+  c->nfslog = b->nfslog;
+  return c;
+}
+
+/* Moves cur (at the root) to the root's child starting at `start`; false when none does. */
+static bool goto_child_at(TSTreeCursor *cur, uint32_t start) {
+  /* goto_first_child_for_byte skips children by their extent: far cheaper than stepping. Asked
+   * for a child's first byte, tree-sitter 0.20 sometimes misses it (padding); its second byte
+   * works, and the start is checked anyway. */
+  if (ts_tree_cursor_goto_first_child_for_byte(cur, start + 1) < 0) return false;
+  return ts_node_start_byte(ts_tree_cursor_current_node(cur)) == start;
+}
+
+/* Same node kinds, extents and shapes throughout (the texts are known to be equal). */
+static bool same_shape(TSNode a, TSNode b) {
+  TSTreeCursor ca = ts_tree_cursor_new(a), cb = ts_tree_cursor_new(b);
+  bool same = true;
+  for (;;) {
+    TSNode x = ts_tree_cursor_current_node(&ca), y = ts_tree_cursor_current_node(&cb);
+    if (ts_node_symbol(x) != ts_node_symbol(y) || ts_node_start_byte(x) != ts_node_start_byte(y) ||
+        ts_node_end_byte(x) != ts_node_end_byte(y) ||
+        ts_node_child_count(x) != ts_node_child_count(y) ||
+        ts_node_is_missing(x) != ts_node_is_missing(y)) {
+      same = false;
+      break;
+    }
+    if (ts_tree_cursor_goto_first_child(&ca)) { /* equal child counts: cb follows */
+      ts_tree_cursor_goto_first_child(&cb);
+      continue;
+    }
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&ca)) {
+      if (!ts_tree_cursor_goto_parent(&ca)) {
+        done = true;
+        break;
+      }
+      ts_tree_cursor_goto_parent(&cb);
+    }
+    if (done) break;
+    ts_tree_cursor_goto_next_sibling(&cb);
+  }
+  ts_tree_cursor_delete(&ca);
+  ts_tree_cursor_delete(&cb);
+  return same;
+}
+
+/* Whether the build can start at c: `cur` is a cursor at the script's root, left at the
+ * checkpoint's child when it can. The statements just before that child are compared with the
+ * checkpoint's tree too: the parser's lookahead past a statement's end is a byte or two, so an
+ * edit at or after the checkpoint can change the syntax of the statement just before it. */
+static bool checkpoint_fits(builder *b, const sm_checkpoint *c, uint32_t unchanged_before,
+                            TSNode root, TSTreeCursor *cur) {
+  if (c->start_byte > unchanged_before || strcmp(c->path, b->m->files[0].path) != 0) return false;
+  char *key = options_key(b);
+  bool same = !strcmp(key, c->options);
+  free(key);
+  if (!same) return false;
+  for (int k = 0; k < 2; k++) {
+    if (ts_node_is_null(c->before[k])) continue;
+    TSTreeCursor pc = ts_tree_cursor_new(root);
+    bool ok = goto_child_at(&pc, ts_node_start_byte(c->before[k])) &&
+              same_shape(c->before[k], ts_tree_cursor_current_node(&pc));
+    ts_tree_cursor_delete(&pc);
+    if (!ok) return false;
+  }
+  if (!goto_child_at(cur, c->start_byte)) return false;
+  return fslog_holds(b, c->fslog, c->nfslog);
+}
+
+/* The builder as it was when c was taken (file 0 and its tree are this build's own). */
+static void checkpoint_restore(builder *b, const sm_checkpoint *c) {
+  sm_model *m = b->m;
+  for (size_t i = 1; i < c->nfiles; i++) {
+    sm_file *f = PD_PUSH(m->files, m->nfiles, b->files_cap);
+    file_copy(f, &c->files[i]);
+    *PD_PUSH(b->trees, b->ntrees, b->trees_cap) = tree_ref_take(c->trees[i]);
+  }
+  for (size_t i = 0; i < c->npinned; i++)
+    *PD_PUSH(b->pinned, b->npinned, b->pinned_cap) = tree_ref_take(c->pinned[i]);
+  /* Functions defined before the checkpoint are nodes of the tree it was taken from. */
+  *PD_PUSH(b->pinned, b->npinned, b->pinned_cap) = tree_ref_take(c->trees[0]);
+  for (size_t i = 0; i < c->narrays; i++) {
+    sm_array *a = PD_PUSH(m->arrays, m->narrays, b->arrays_cap);
+    arrays_copy(a, &c->arrays[i], 1);
+  }
+  for (size_t i = 0; i < c->nconds; i++) {
+    sm_condition *d = PD_PUSH(m->conds, m->nconds, b->conds_cap);
+    conds_copy(d, &c->conds[i], 1);
+  }
+  m->ctx.model = c->model ? pd_xstrdup(c->model) : NULL;
+  m->source_file = c->source_file;
+  m->source_range = c->source_range;
+  m->train_file = c->train_file;
+  m->train_range = c->train_range;
+  sh_env_free(b->env);
+  b->env = sh_env_clone(c->env);
+  for (size_t i = 0; i < c->train.n; i++) sh_fields_push(&b->train, &c->train.v[i]);
+  b->loop_budget = c->loop_budget;
+  b->syntax_conds = c->syntax_conds;
+  b->train_found = c->train_found;
+  b->defined_model_args = c->defined_model_args;
+  fslog_free(b->fslog, b->nfslog);
+  b->fslog = fslog_copy(c->fslog, c->nfslog);
+  b->nfslog = b->fslog_cap = c->nfslog;
+}
+
+/* The script's top level: like walk_file, but resuming at a checkpoint and leaving one before
+ * the statement the user is editing (the one around `focus`, or the first after it). */
+static void walk_script(builder *b) {
+  sm_resume *rs = b->opt->resume;
+  TSNode root = ts_tree_root_node(b->trees[0]->tree);
+  bool clean = !ts_node_has_error(root) && !b->opt->cache;
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  bool at_child = false;
+  uint32_t i = 0;
+  TSNode before[2] = {{{0, 0, 0, 0}, NULL, NULL}, {{0, 0, 0, 0}, NULL, NULL}};
+  if (rs) rs->resumed = false;
+  if (rs && rs->checkpoint && clean &&
+      checkpoint_fits(b, rs->checkpoint, rs->unchanged_before, root, &cur)) {
+    checkpoint_restore(b, rs->checkpoint);
+    i = rs->checkpoint->index;
+    before[0] = rs->checkpoint->before[0]; /* nodes of a tree the restore pinned */
+    before[1] = rs->checkpoint->before[1];
+    at_child = true;
+    rs->resumed = true;
+  } else {
+    ts_tree_cursor_reset(&cur, root);
+    report_syntax(b, 0, root);
+    at_child = ts_tree_cursor_goto_first_child(&cur);
+  }
+  bool want = rs && clean, keep = false;
+  sm_checkpoint *taken = NULL;
+  memo_map mm = {0};
+  if (rs && clean && rs->checkpoint && rs->checkpoint->memo)
+    memo_map_init(&mm, rs->checkpoint->memo, &b->m->files[0]);
+  memo_store *fresh = NULL; /* statements from the checkpoint on, for the next build */
+  size_t replayed = 0;
+
+  *PD_PUSH(b->stack, b->nstack, b->stack_cap) = 0;
+  for (; at_child; at_child = ts_tree_cursor_goto_next_sibling(&cur), i++) {
+    TSNode ch = ts_tree_cursor_current_node(&cur);
+    if (want && ts_node_end_byte(ch) > rs->focus) { /* the first child reaching the focus */
+      want = false;
+      if (rs->resumed && rs->checkpoint->index == i) keep = true;
+      else if (b->npinned < MAX_PINNED)
+        taken = checkpoint_take(b, i, ts_node_start_byte(ch), before);
+      if (keep || taken) fresh = memo_store_new(&b->m->files[0]);
+    }
+    if (fresh && ts_node_is_named(ch)) {
+      if (mm.old && memo_replay(b, &mm, ch, fresh)) replayed++;
+      else memo_walk(b, ch, fresh);
+    } else if (ts_node_is_named(ch)) {
+      walk(b, 0, ch, false);
+    }
+    before[1] = before[0];
+    before[0] = ch;
+  }
+  if (rs) rs->replayed = replayed;
+  sm_checkpoint *final = keep ? rs->checkpoint : taken;
+  if (final) {
+    memo_store_free(final->memo);
+    final->memo = fresh;
+  } else {
+    memo_store_free(fresh);
+  }
+  ts_tree_cursor_delete(&cur);
+  b->nstack--;
+  if (rs && !keep) {
+    sm_checkpoint_free(rs->checkpoint);
+    rs->checkpoint = taken;
+  }
+}
+
 /* ---- build / free --------------------------------------------------------------------------- */
 
 sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
@@ -1307,12 +1970,10 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
     derive_context(&b);
     goto done;
   }
-  if (tree) {
-    b.trees[0] = ts_tree_copy(tree);
-  } else {
-    b.trees[0] = ts_parser_parse_string(b.parser, NULL, m->files[0].text, (uint32_t)len);
-  }
-  walk_file(&b, 0);
+  b.trees[0] = tree_ref_new(tree ? ts_tree_copy(tree)
+                                 : ts_parser_parse_string(b.parser, NULL, m->files[0].text,
+                                                          (uint32_t)len));
+  walk_script(&b);
 
   m->train_line_found = b.train_found;
   if (b.train_found) {
@@ -1338,13 +1999,13 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
   if (m->nvars) qsort(m->vars, m->nvars, sizeof *m->vars, by_var_name);
 
 done:
-  for (size_t i = 0; i < b.ntrees; i++)
-    if (b.trees[i]) ts_tree_delete(b.trees[i]);
+  sh_fields_free(&b.train); /* before the trees and the env its strings live in */
+  for (size_t i = 0; i < b.ntrees; i++) tree_ref_drop(b.trees[i]);
   free(b.trees);
-  for (size_t i = 0; i < b.nfuncs; i++) free(b.funcs[i].name);
-  free(b.funcs);
+  for (size_t i = 0; i < b.npinned; i++) tree_ref_drop(b.pinned[i]);
+  free(b.pinned);
+  fslog_free(b.fslog, b.nfslog);
   free(b.stack);
-  sh_fields_free(&b.train);
   sh_env_free(b.env);
   if (b.parser) ts_parser_delete(b.parser);
   return m;
@@ -1352,6 +2013,7 @@ done:
 
 void sm_model_free(sm_model *m) {
   if (!m) return;
+  free(m->flag_index);
   for (size_t i = 0; i < m->nfiles; i++) {
     free(m->files[i].path);
     free(m->files[i].text);

@@ -38,6 +38,28 @@ typedef struct sm_cache sm_cache;
 sm_cache *sm_cache_new(void);
 void sm_cache_free(sm_cache *c);
 
+/* Resuming a build: the language server's keystroke path. A build can leave a checkpoint, its
+ * state at the start of one top-level statement of the script (the one at `focus`, where the
+ * user is typing). A later build starts there instead of at the top when the text and syntax
+ * tree before that statement are unchanged, the options are the same, and every file the walk
+ * read (or looked for) before it reads the same again; otherwise it builds from the top. Either
+ * way the model is the one a fresh build gives. Statements after the edit whose text is
+ * unchanged and which find the same variables again are replayed from the last build instead of
+ * walked. Checkpoints are taken only of scripts without syntax errors, and not with an
+ * sm_cache. */
+typedef struct sm_checkpoint sm_checkpoint;
+void sm_checkpoint_free(sm_checkpoint *c);
+
+typedef struct {
+  sm_checkpoint *checkpoint; /* in/out, owned by the caller: NULL, or the one the last build left;
+                                a build may free it and leave another (or none) */
+  uint32_t unchanged_before; /* in: text and tree before this byte are as in the checkpoint's
+                                build (0 = nothing known; UINT32_MAX = the same text) */
+  uint32_t focus;            /* in: byte offset of the last edit */
+  bool resumed;              /* out: this build started at the checkpoint */
+  size_t replayed;           /* out: statements after the edit replayed instead of walked */
+} sm_resume;
+
 typedef struct {
   const char *model_config_dir; /* setting; NULL = discover (entrypoint, then sibling scripts/models) */
   const char *gpu;              /* GPU type the user named (CLI / setting); NULL = script comment or H20 */
@@ -45,6 +67,7 @@ typedef struct {
   size_t max_file_bytes;        /* refuse larger files; 0 = 16 MiB */
   const char *workspace_root;   /* `source` never follows files outside it; NULL = no limit */
   sm_cache *cache;              /* NULL = read and parse every sourced file */
+  sm_resume *resume;            /* NULL = build from the top, leave no checkpoint */
 } sm_options;
 
 typedef struct {
@@ -149,6 +172,8 @@ typedef struct {
   int source_file;       /* the `source <model config>` command: file index, -1 if none */
   sm_range source_range;
   sm_context ctx;
+  size_t *flag_index;    /* private to script.c: name hash -> winning flag index + 1 */
+  size_t flag_index_cap;
 } sm_model;
 
 /* Builds the model of the script at `path` whose text is text[0..len) (copied). `tree` may be an

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/bashsym.h"
 #include "analyzer/util.h"
 
 /* ---- fields ------------------------------------------------------------------------------ */
@@ -27,22 +28,32 @@ typedef struct {
   int file;          /* last assignment, -1 when unknown */
   sm_range range;
   sh_fields *array;  /* NULL unless defined as an array */
+  bool is_func;      /* functions share the table; bash keeps them apart, so does lookup */
+  int func_file;
+  TSNode func_body;
 } entry;
 
 /* Strings of fields are bump-allocated: evaluating a script copies fields a lot (spreads), and
- * they all die together with the env. */
-typedef struct arena_block {
-  struct arena_block *next;
-  size_t used, cap;
+ * they all die together with the env. Blocks are reference-counted so that a clone (a resumable
+ * checkpoint) shares the strings instead of copying them; strings never change once written. */
+typedef struct {
+  size_t refs, used, cap;
   char data[];
 } arena_block;
 
 struct sh_env {
-  arena_block *arena;
+  arena_block **blocks; /* the last one is filled next */
+  size_t nblocks, blocks_cap;
   entry *slots;
   size_t cap, used;
   char **array_order; /* names of arrays in first-definition order (owned) */
   size_t narrays, arrays_cap;
+  /* dependency tracking (sh_track_begin/end) */
+  bool tracking, track_lost;
+  sh_dep *reads;
+  size_t nreads, reads_cap;
+  sh_write *writes;
+  size_t nwrites, writes_cap;
 };
 
 static uint64_t hash_str(const char *s) {
@@ -59,18 +70,17 @@ sh_env *sh_env_new(void) {
 }
 
 const char *sh_intern(sh_env *e, const char *s, size_t n) {
-  arena_block *a = e->arena;
+  arena_block *a = e->nblocks ? e->blocks[e->nblocks - 1] : NULL;
   if (!a || a->cap - a->used < n + 1) {
     size_t cap = n + 1 > 60000 ? n + 1 : 60000;
     arena_block *nb = pd_xmalloc(sizeof *nb + cap);
+    nb->refs = 1;
     nb->used = 0;
     nb->cap = cap;
-    if (a && n + 1 > 60000) { /* a big string gets its own block behind the current one */
-      nb->next = a->next;
-      a->next = nb;
-    } else {
-      nb->next = a;
-      e->arena = nb;
+    *PD_PUSH(e->blocks, e->nblocks, e->blocks_cap) = nb;
+    if (a && n + 1 > 60000) { /* a big string gets its own block; keep filling the current one */
+      e->blocks[e->nblocks - 2] = nb;
+      e->blocks[e->nblocks - 1] = a;
     }
     a = nb;
   }
@@ -85,10 +95,9 @@ static const char *intern_str(sh_env *e, const char *s) { return s ? sh_intern(e
 
 void sh_env_free(sh_env *e) {
   if (!e) return;
-  for (arena_block *a = e->arena, *n; a; a = n) {
-    n = a->next;
-    free(a);
-  }
+  for (size_t i = 0; i < e->nblocks; i++)
+    if (--e->blocks[i]->refs == 0) free(e->blocks[i]);
+  free(e->blocks);
   for (size_t i = 0; i < e->cap; i++) {
     entry *s = &e->slots[i];
     if (!s->name) continue;
@@ -102,7 +111,44 @@ void sh_env_free(sh_env *e) {
   free(e->slots);
   for (size_t i = 0; i < e->narrays; i++) free(e->array_order[i]);
   free(e->array_order);
+  for (size_t i = 0; i < e->nreads; i++) free(e->reads[i].name);
+  free(e->reads);
+  for (size_t i = 0; i < e->nwrites; i++) free(e->writes[i].name);
+  free(e->writes);
   free(e);
+}
+
+sh_env *sh_env_clone(const sh_env *e) {
+  sh_env *c = pd_xcalloc(1, sizeof *c);
+  c->nblocks = c->blocks_cap = e->nblocks;
+  c->blocks = pd_xmalloc((e->nblocks ? e->nblocks : 1) * sizeof *c->blocks);
+  for (size_t i = 0; i < e->nblocks; i++) {
+    c->blocks[i] = e->blocks[i];
+    c->blocks[i]->refs++;
+  }
+  c->cap = e->cap;
+  c->used = e->used;
+  c->slots = pd_xmalloc(e->cap * sizeof *c->slots);
+  memcpy(c->slots, e->slots, e->cap * sizeof *c->slots);
+  for (size_t i = 0; i < c->cap; i++) {
+    entry *s = &c->slots[i];
+    if (!s->name) continue;
+    s->name = pd_xstrdup(s->name);
+    if (s->value) s->value = pd_xstrdup(s->value);
+    if (s->array) {
+      const sh_fields *src = s->array;
+      s->array = pd_xcalloc(1, sizeof *s->array);
+      if (src->n) {
+        s->array->v = pd_xmalloc(src->n * sizeof *src->v);
+        memcpy(s->array->v, src->v, src->n * sizeof *src->v);
+      }
+      s->array->n = s->array->cap = src->n;
+    }
+  }
+  c->narrays = c->arrays_cap = e->narrays;
+  c->array_order = pd_xmalloc((e->narrays ? e->narrays : 1) * sizeof *c->array_order);
+  for (size_t i = 0; i < e->narrays; i++) c->array_order[i] = pd_xstrdup(e->array_order[i]);
+  return c;
 }
 
 static entry *lookup(const sh_env *e, const char *name) {
@@ -138,7 +184,245 @@ static entry *insert(sh_env *e, const char *name) {
   return &e->slots[i];
 }
 
+/* ---- dependency tracking ----------------------------------------------------------------- */
+
+static sh_dep *find_read(sh_env *e, const char *name) {
+  for (size_t i = e->nreads; i-- > 0;)
+    if (!strcmp(e->reads[i].name, name)) return &e->reads[i];
+  return NULL;
+}
+
+static sh_write *find_write(sh_env *e, const char *name) {
+  for (size_t i = e->nwrites; i-- > 0;)
+    if (!strcmp(e->writes[i].name, name)) return &e->writes[i];
+  return NULL;
+}
+
+/* A lookup. Its hash is taken lazily: before the statement first changes the name, or at the
+ * end (an array spread by the train line is then never hashed, that statement being dropped). */
+static void track_read(sh_env *e, const char *name, bool shape_only) {
+  if (!e->tracking) return;
+  const sh_write *w = find_write(e, name);
+  if (w) {
+    /* After its own append, reading the fields reads the older ones too, whose state was not
+     * recorded: such a statement cannot be replayed. */
+    if (w->append && !shape_only) e->track_lost = true;
+    return;
+  }
+  sh_dep *d = find_read(e, name);
+  if (d) {
+    if (!shape_only) d->shape_only = false;
+    return;
+  }
+  d = PD_PUSH(e->reads, e->nreads, e->reads_cap);
+  d->name = pd_xstrdup(name);
+  d->shape_only = shape_only;
+  d->hashed = false;
+}
+
+static void hash_read(const sh_env *e, sh_dep *d) {
+  if (d->hashed) return;
+  d->hash = d->shape_only ? sh_shape_hash(e, d->name) : sh_state_hash(e, d->name);
+  d->hashed = true;
+}
+
+/* A change about to happen. `append`: only fields added to an existing array. */
+static void track_write(sh_env *e, const char *name, bool append) {
+  if (!e->tracking) return;
+  sh_write *w = find_write(e, name);
+  if (w) {
+    if (!append) w->append = false;
+    return;
+  }
+  sh_dep *d = find_read(e, name);
+  if (d) hash_read(e, d);
+  const entry *s = lookup(e, name);
+  w = PD_PUSH(e->writes, e->nwrites, e->writes_cap);
+  w->name = pd_xstrdup(name);
+  w->append = append && s && s->array;
+  w->from = w->append ? s->array->n : 0;
+}
+
+void sh_track_begin(sh_env *e) {
+  e->tracking = true;
+  e->track_lost = false;
+  e->nreads = e->nwrites = 0;
+}
+
+bool sh_track_end(sh_env *e, bool keep, sh_dep **reads, size_t *nreads, sh_write **writes,
+                  size_t *nwrites) {
+  e->tracking = false;
+  keep = keep && !e->track_lost;
+  if (keep)
+    for (size_t i = 0; i < e->nreads; i++) hash_read(e, &e->reads[i]);
+  *reads = e->reads;
+  *nreads = e->nreads;
+  *writes = e->writes;
+  *nwrites = e->nwrites;
+  e->reads = NULL;
+  e->writes = NULL;
+  e->nreads = e->reads_cap = e->nwrites = e->writes_cap = 0;
+  return keep;
+}
+
+bool sh_dep_holds(const sh_env *e, const sh_dep *d) {
+  return d->hash == (d->shape_only ? sh_shape_hash(e, d->name) : sh_state_hash(e, d->name));
+}
+
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s) { return s ? mix(h, s, strlen(s) + 1) : mix(h, "\xff", 1); }
+
+static uint64_t mix_range(uint64_t h, sm_range r) {
+  uint32_t v[6] = {r.start_byte, r.end_byte, r.start_line, r.start_col, r.end_line, r.end_col};
+  return mix(h, v, sizeof v);
+}
+
+uint64_t sh_state_hash(const sh_env *e, const char *name) {
+  const entry *s = lookup(e, name);
+  uint64_t h = 1469598103934665603ull;
+  if (!s) return h;
+  unsigned char flags[5] = {1, s->set, s->known, s->exported, s->is_func};
+  h = mix(h, flags, sizeof flags);
+  h = mix_str(h, s->set ? s->value : NULL);
+  h = mix(h, &s->file, sizeof s->file);
+  h = mix_range(h, s->range);
+  if (s->is_func) {
+    uint32_t f[3] = {(uint32_t)s->func_file, ts_node_start_byte(s->func_body), ts_node_end_byte(s->func_body)};
+    h = mix(h, f, sizeof f);
+  }
+  if (s->array) {
+    h = mix(h, &s->array->n, sizeof s->array->n);
+    for (size_t i = 0; i < s->array->n; i++) {
+      const sh_field *f = &s->array->v[i];
+      unsigned char b[4] = {f->resolved, f->vanished, f->undefined_array, f->conditional};
+      h = mix(h, b, sizeof b);
+      h = mix_str(h, f->text);
+      h = mix_str(h, f->group);
+      h = mix_str(h, f->note);
+      int files[2] = {f->file, f->note_file};
+      h = mix(h, files, sizeof files);
+      h = mix_range(h, f->range);
+      h = mix_range(h, f->note_range);
+    }
+  }
+  return h;
+}
+
+uint64_t sh_shape_hash(const sh_env *e, const char *name) {
+  const entry *s = lookup(e, name);
+  uint64_t h = 1469598103934665603ull;
+  if (!s) return h;
+  unsigned char flags[3] = {1, s->set, s->array != NULL};
+  h = mix(h, flags, sizeof flags);
+  if (!s->array) h = mix_str(h, s->set ? s->value : NULL); /* A+=(x) on a scalar keeps it */
+  return h;
+}
+
+/* One name's state with its own copies of the strings (an env's arena dies with it). */
+struct sh_saved {
+  char *name;
+  char *value;
+  bool set, known, exported;
+  int file;
+  sm_range range;
+  bool has_array;
+  bool append;      /* fields are to be appended to the array (the rest is untouched) */
+  sh_field *fields; /* strings owned */
+  size_t nfields;
+};
+
+static const char *dup_or_null(const char *s) { return s ? pd_xstrdup(s) : NULL; }
+
+sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ctx) {
+  const entry *s = lookup(e, w->name);
+  sh_saved *v = pd_xcalloc(1, sizeof *v);
+  v->name = pd_xstrdup(w->name);
+  if (!s) return v;
+  size_t from = 0;
+  if (w->append && s->array && s->array->n >= w->from) {
+    v->append = true;
+    from = w->from;
+  }
+  v->value = s->value ? pd_xstrdup(s->value) : NULL;
+  v->set = s->set;
+  v->known = s->known;
+  v->exported = s->exported;
+  v->file = s->file;
+  v->range = s->range;
+  if (map) map(ctx, v->file, &v->range);
+  if (s->array) {
+    v->has_array = true;
+    v->nfields = s->array->n - from;
+    v->fields = pd_xmalloc((v->nfields ? v->nfields : 1) * sizeof *v->fields);
+    for (size_t i = 0; i < v->nfields; i++) {
+      sh_field *f = &v->fields[i];
+      *f = s->array->v[from + i];
+      f->text = dup_or_null(f->text);
+      f->group = dup_or_null(f->group);
+      f->note = dup_or_null(f->note);
+      if (map) {
+        map(ctx, f->file, &f->range);
+        map(ctx, f->note_file, &f->note_range);
+      }
+    }
+  }
+  return v;
+}
+
+void sh_restore(sh_env *e, const sh_saved *v, sh_range_map map, void *ctx) {
+  entry *s = insert(e, v->name);
+  if (v->append && s->array) goto fields; /* the scalar part was not touched */
+  free(s->value);
+  s->value = v->value ? pd_xstrdup(v->value) : NULL;
+  s->set = v->set;
+  s->known = v->known;
+  s->exported = v->exported;
+  s->file = v->file;
+  s->range = v->range;
+  if (map) map(ctx, s->file, &s->range);
+  if (!v->has_array) {
+    if (s->array) s->array->n = 0; /* cannot happen: a statement does not delete an array */
+    return;
+  }
+  if (!s->array) {
+    s->array = pd_xcalloc(1, sizeof *s->array);
+    *PD_PUSH(e->array_order, e->narrays, e->arrays_cap) = pd_xstrdup(v->name);
+  }
+  s->array->n = 0;
+fields:
+  for (size_t i = 0; i < v->nfields; i++) {
+    sh_field f = v->fields[i];
+    f.text = f.text ? sh_intern(e, f.text, strlen(f.text)) : NULL;
+    f.group = f.group ? sh_intern(e, f.group, strlen(f.group)) : NULL;
+    f.note = f.note ? sh_intern(e, f.note, strlen(f.note)) : NULL;
+    if (map) {
+      map(ctx, f.file, &f.range);
+      map(ctx, f.note_file, &f.note_range);
+    }
+    sh_fields_push(s->array, &f);
+  }
+}
+
+void sh_saved_free(sh_saved *v) {
+  if (!v) return;
+  free(v->name);
+  free(v->value);
+  for (size_t i = 0; i < v->nfields; i++) {
+    free((char *)v->fields[i].text);
+    free((char *)v->fields[i].group);
+    free((char *)v->fields[i].note);
+  }
+  free(v->fields);
+  free(v);
+}
+
 void sh_var_set(sh_env *e, const char *name, const char *value, bool known) {
+  track_write(e, name, false);
   entry *s = insert(e, name);
   free(s->value);
   s->value = pd_xstrdup(value ? value : "");
@@ -149,6 +433,7 @@ void sh_var_set(sh_env *e, const char *name, const char *value, bool known) {
 void sh_var_unset(sh_env *e, const char *name) {
   entry *s = lookup(e, name);
   if (!s) return;
+  track_write(e, name, false);
   free(s->value);
   s->value = NULL;
   s->set = false;
@@ -156,6 +441,8 @@ void sh_var_unset(sh_env *e, const char *name) {
 }
 
 void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exported) {
+  track_read(e, name, false); /* `exported` accumulates */
+  track_write(e, name, false);
   entry *s = insert(e, name);
   s->file = file;
   s->range = range;
@@ -172,7 +459,8 @@ void sh_var_foreach(const sh_env *e,
   }
 }
 
-bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *known) {
+bool sh_var_get(sh_env *e, const char *name, const char **value, bool *known) {
+  track_read(e, name, false);
   const entry *s = lookup(e, name);
   if (!s) return false;
   if (s->set) {
@@ -189,11 +477,14 @@ bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *kno
 }
 
 sh_fields *sh_array_get(sh_env *e, const char *name) {
+  track_read(e, name, false);
   entry *s = lookup(e, name);
   return s ? s->array : NULL;
 }
 
 sh_fields *sh_array_define(sh_env *e, const char *name, bool append) {
+  if (append) track_read(e, name, true); /* appending depends on what exists, not on its fields */
+  track_write(e, name, append);
   entry *s = insert(e, name);
   if (!s->array) {
     s->array = pd_xcalloc(1, sizeof *s->array);
@@ -210,6 +501,23 @@ sh_fields *sh_array_define(sh_env *e, const char *name, bool append) {
     s->array->n = 0;
   }
   return s->array;
+}
+
+void sh_func_define(sh_env *e, const char *name, int file, TSNode body) {
+  track_write(e, name, false);
+  entry *s = insert(e, name);
+  s->is_func = true;
+  s->func_file = file;
+  s->func_body = body;
+}
+
+bool sh_func_get(sh_env *e, const char *name, int *file, TSNode *body) {
+  track_read(e, name, false);
+  const entry *s = lookup(e, name);
+  if (!s || !s->is_func) return false;
+  *file = s->func_file;
+  *body = s->func_body;
+  return true;
 }
 
 size_t sh_array_names(const sh_env *e, const char ***names) {
@@ -232,7 +540,7 @@ static const char *node_src(const sh_file *f, TSNode n, size_t *len) {
   return f->src + a;
 }
 
-static bool node_is(TSNode n, const char *type) { return !strcmp(ts_node_type(n), type); }
+static bool node_is(TSNode n, bs_kind k) { return bs_kind_of(n) == k; }
 
 /* ---- the word builder: accumulates parts of one word into fields ---------------------- */
 
@@ -301,6 +609,11 @@ static void add_unresolved(builder *b, const char *raw, size_t n) {
 
 /* Unquoted literal word text: backslash escapes drop the backslash. */
 static void add_word_literal(builder *b, const char *s, size_t n) {
+  b->have = true;
+  if (!memchr(s, '\\', n)) { /* the usual word: copied whole */
+    pd_buf_append(&b->cur, s, n);
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '\\' && i + 1 < n) {
       i++;
@@ -308,11 +621,15 @@ static void add_word_literal(builder *b, const char *s, size_t n) {
     }
     pd_buf_putc(&b->cur, s[i]);
   }
-  b->have = true;
 }
 
 /* Double-quoted literal text: only \" \\ \$ \` and \newline are escapes. */
 static void add_dq_literal(builder *b, const char *s, size_t n) {
+  if (!memchr(s, '\\', n)) {
+    pd_buf_append(&b->cur, s, n);
+    b->have = true;
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '\\' && i + 1 < n && strchr("\"\\$`\n", s[i + 1])) {
       i++;
@@ -412,17 +729,17 @@ static bool arith_value_str(const char *s, long long *out) {
 
 static bool arith(builder *b, TSNode n, long long *out) {
   if (b->depth > MAX_DEPTH) return false;
-  const char *t = ts_node_type(n);
+  bs_kind t = bs_kind_of(n);
   size_t len;
   const char *s = node_src(b->file, n, &len);
-  if (!strcmp(t, "number")) {
+  if (t == BS_NUMBER) {
     char tmp[64];
     if (len >= sizeof tmp) return false;
     memcpy(tmp, s, len);
     tmp[len] = '\0';
     return arith_value_str(tmp, out);
   }
-  if (!strcmp(t, "variable_name") || !strcmp(t, "word")) {
+  if (t == BS_VARIABLE_NAME || t == BS_WORD) {
     char name[256];
     var_name_of(b->file, n, name, sizeof name);
     const char *v;
@@ -433,14 +750,14 @@ static bool arith(builder *b, TSNode n, long long *out) {
     }
     return known && arith_value_str(v, out);
   }
-  if (!strcmp(t, "simple_expansion") || !strcmp(t, "expansion")) {
+  if (t == BS_SIMPLE_EXPANSION || t == BS_EXPANSION) {
     bool known;
     char *v = sh_expand_scalar(b->env, b->file, n, &known);
     bool ok = known && arith_value_str(v, out);
     free(v);
     return ok;
   }
-  if (!strcmp(t, "parenthesized_expression")) {
+  if (t == BS_PARENTHESIZED_EXPRESSION) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       b->depth++;
       bool ok = arith(b, ts_node_named_child(n, i), out);
@@ -449,7 +766,7 @@ static bool arith(builder *b, TSNode n, long long *out) {
     }
     return false;
   }
-  if (!strcmp(t, "unary_expression")) {
+  if (t == BS_UNARY_EXPRESSION) {
     if (ts_node_child_count(n) < 2) return false;
     size_t ol;
     const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
@@ -465,10 +782,10 @@ static bool arith(builder *b, TSNode n, long long *out) {
     else return false;
     return true;
   }
-  if (!strcmp(t, "binary_expression")) {
-    TSNode l = ts_node_child_by_field_name(n, "left", 4);
-    TSNode r = ts_node_child_by_field_name(n, "right", 5);
-    TSNode o = ts_node_child_by_field_name(n, "operator", 8);
+  if (t == BS_BINARY_EXPRESSION) {
+    TSNode l = bs_child(n, BSF_LEFT);
+    TSNode r = bs_child(n, BSF_RIGHT);
+    TSNode o = bs_child(n, BSF_OPERATOR);
     if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o)) return false;
     long long a, c;
     b->depth++;
@@ -512,10 +829,10 @@ static bool arith(builder *b, TSNode n, long long *out) {
     *out = v;
     return ok;
   }
-  if (!strcmp(t, "ternary_expression")) {
-    TSNode c = ts_node_child_by_field_name(n, "condition", 9);
-    TSNode y = ts_node_child_by_field_name(n, "consequence", 11);
-    TSNode z = ts_node_child_by_field_name(n, "alternative", 11);
+  if (t == BS_TERNARY_EXPRESSION) {
+    TSNode c = bs_child(n, BSF_CONDITION);
+    TSNode y = bs_child(n, BSF_CONSEQUENCE);
+    TSNode z = bs_child(n, BSF_ALTERNATIVE);
     long long cv;
     if (ts_node_is_null(c) || ts_node_is_null(y) || ts_node_is_null(z)) return false;
     b->depth++;
@@ -532,11 +849,11 @@ static bool arith(builder *b, TSNode n, long long *out) {
 static bool subst_words(builder *b, TSNode cs, sh_fields *words) {
   if (ts_node_named_child_count(cs) != 1) return false;
   TSNode cmd = ts_node_named_child(cs, 0);
-  if (!node_is(cmd, "command")) return false;
+  if (!node_is(cmd, BS_COMMAND)) return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(cmd); i++) {
     TSNode c = ts_node_named_child(cmd, i);
-    if (node_is(c, "command_name")) c = ts_node_named_child(c, 0);
-    else if (node_is(c, "variable_assignment") || node_is(c, "file_redirect")) return false;
+    if (node_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    else if (node_is(c, BS_VARIABLE_ASSIGNMENT) || node_is(c, BS_FILE_REDIRECT)) return false;
     if (ts_node_is_null(c)) return false;
     builder sub = {.env = b->env, .file = b->file, .resolved = true, .out = words,
                    .depth = b->depth + 1};
@@ -605,16 +922,16 @@ static void expand_braced(builder *b, const word_ctx *w, TSNode n, bool quoted) 
   size_t oplen = 0;
   for (uint32_t i = 0; i < nc; i++) {
     TSNode c = ts_node_child(n, i);
-    const char *t = ts_node_type(c);
-    if (!have_name && (!strcmp(t, "variable_name") || !strcmp(t, "subscript") ||
-                       !strcmp(t, "special_variable_name"))) {
+    bs_kind t = bs_kind_of(c);
+    if (!have_name && (t == BS_VARIABLE_NAME || t == BS_SUBSCRIPT ||
+                       t == BS_SPECIAL_VARIABLE_NAME)) {
       name = c;
       have_name = true;
-    } else if (!ts_node_is_named(c) && !strcmp(t, "#") && !have_name) {
+    } else if (!ts_node_is_named(c) && t == BS_HASH && !have_name) {
       length = true;
-    } else if (!ts_node_is_named(c) && !strcmp(t, "!") && !have_name) {
+    } else if (!ts_node_is_named(c) && t == BS_BANG && !have_name) {
       goto unresolved; /* indirection */
-    } else if (have_name && !op && strcmp(t, "}") != 0) {
+    } else if (have_name && !op && t != BS_RBRACE) {
       op = node_src(b->file, c, &oplen);
       op_index = i;
     }
@@ -625,9 +942,9 @@ static void expand_braced(builder *b, const word_ctx *w, TSNode n, bool quoted) 
   const sh_fields *arr = NULL;
   bool want_spread = false;
   long index = -1;
-  if (node_is(name, "subscript")) {
-    TSNode nm = ts_node_child_by_field_name(name, "name", 4);
-    TSNode ix = ts_node_child_by_field_name(name, "index", 5);
+  if (node_is(name, BS_SUBSCRIPT)) {
+    TSNode nm = bs_child(name, BSF_NAME);
+    TSNode ix = bs_child(name, BSF_INDEX);
     if (ts_node_is_null(nm) || ts_node_is_null(ix)) goto unresolved;
     var_name_of(b->file, nm, vname, sizeof vname);
     char ixs[64];
@@ -735,8 +1052,8 @@ unresolved : {
 static void expand_string(builder *b, const word_ctx *w, TSNode n) {
   uint32_t nc = ts_node_child_count(n);
   uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
-  const char *t = ts_node_type(n);
-  uint32_t pos = start + (node_is(n, "translated_string") ? 2 : 1); /* past $" or " */
+  bs_kind t = bs_kind_of(n);
+  uint32_t pos = start + (node_is(n, BS_TRANSLATED_STRING) ? 2 : 1); /* past $" or " */
   uint32_t stop = end > pos ? end - 1 : pos;                        /* before the closing " */
   if (end - start < 2 || b->file->src[end - 1] != '"') stop = end;   /* unterminated */
   (void)t;
@@ -746,7 +1063,7 @@ static void expand_string(builder *b, const word_ctx *w, TSNode n) {
     uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
     if (!ts_node_is_named(c)) continue; /* the quotes themselves */
     if (cs > pos && cs <= stop) add_dq_literal(b, b->file->src + pos, cs - pos);
-    if (node_is(c, "string_content")) {
+    if (node_is(c, BS_STRING_CONTENT)) {
       size_t len;
       const char *s = node_src(b->file, c, &len);
       add_dq_literal(b, s, len);
@@ -766,18 +1083,18 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
     return;
   }
   b->depth++;
-  const char *t = ts_node_type(n);
+  bs_kind t = bs_kind_of(n);
   size_t len;
   const char *s = node_src(b->file, n, &len);
-  if (!strcmp(t, "word") || !strcmp(t, "number") || !strcmp(t, "command_name") ||
-      !strcmp(t, "variable_name") || !strcmp(t, "regex") || !strcmp(t, "extglob_pattern")) {
+  if (t == BS_WORD || t == BS_NUMBER || t == BS_COMMAND_NAME ||
+      t == BS_VARIABLE_NAME || t == BS_REGEX || t == BS_EXTGLOB_PATTERN) {
     if (quoted) pd_buf_append(&b->cur, s, len), b->have = true;
     else add_word_literal(b, s, len);
-  } else if (!strcmp(t, "raw_string")) {
+  } else if (t == BS_RAW_STRING) {
     if (len >= 2 && s[len - 1] == '\'') pd_buf_append(&b->cur, s + 1, len - 2);
     else if (len >= 1) pd_buf_append(&b->cur, s + 1, len - 1); /* unterminated */
     b->have = true;
-  } else if (!strcmp(t, "ansi_c_string")) {
+  } else if (t == BS_ANSI_C_STRING) {
     size_t a = len >= 2 ? 2 : len, z = (len > 2 && s[len - 1] == '\'') ? len - 1 : len;
     for (size_t i = a; i < z; i++) {
       char c = s[i];
@@ -788,11 +1105,11 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
       pd_buf_putc(&b->cur, c);
     }
     b->have = true;
-  } else if (!strcmp(t, "string") || !strcmp(t, "translated_string")) {
+  } else if (t == BS_STRING || t == BS_TRANSLATED_STRING) {
     expand_string(b, w, n);
-  } else if (!strcmp(t, "concatenation")) {
+  } else if (t == BS_CONCATENATION) {
     for (uint32_t i = 0; i < ts_node_child_count(n); i++) expand_node(b, w, ts_node_child(n, i), quoted);
-  } else if (!strcmp(t, "simple_expansion")) {
+  } else if (t == BS_SIMPLE_EXPANSION) {
     TSNode v = ts_node_named_child(n, 0);
     char name[256];
     if (ts_node_is_null(v)) {
@@ -811,9 +1128,9 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
         add_unresolved(b, s, len);
       }
     }
-  } else if (!strcmp(t, "expansion")) {
+  } else if (t == BS_EXPANSION) {
     expand_braced(b, w, n, quoted);
-  } else if (!strcmp(t, "arithmetic_expansion")) {
+  } else if (t == BS_ARITHMETIC_EXPANSION) {
     long long v = 0;
     bool ok = ts_node_named_child_count(n) == 1 && arith(b, ts_node_named_child(n, 0), &v);
     if (ok) {
@@ -823,7 +1140,7 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
     } else {
       add_unresolved(b, s, len);
     }
-  } else if (!strcmp(t, "command_substitution")) {
+  } else if (t == BS_COMMAND_SUBSTITUTION) {
     char *out = eval_subst(b, n);
     if (out) add_value(b, w, out, quoted);
     else add_unresolved(b, s, len);
@@ -843,12 +1160,12 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
 static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_fields **arr,
                         bool *defined) {
   TSNode x = node;
-  if (node_is(x, "string")) {
+  if (node_is(x, BS_STRING)) {
     if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return false;
     x = ts_node_named_child(x, 0);
   }
   char name[256], idx[8];
-  if (node_is(x, "simple_expansion")) {
+  if (node_is(x, BS_SIMPLE_EXPANSION)) {
     TSNode v = ts_node_named_child(x, 0);
     if (ts_node_is_null(v)) return false;
     var_name_of(f, v, name, sizeof name);
@@ -857,11 +1174,11 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
     *defined = true;
     return true;
   }
-  if (!node_is(x, "expansion") || ts_node_child_count(x) != 3) return false;
+  if (!node_is(x, BS_EXPANSION) || ts_node_child_count(x) != 3) return false;
   TSNode sub = ts_node_child(x, 1);
-  if (!node_is(sub, "subscript")) return false;
-  TSNode nm = ts_node_child_by_field_name(sub, "name", 4);
-  TSNode ix = ts_node_child_by_field_name(sub, "index", 5);
+  if (!node_is(sub, BS_SUBSCRIPT)) return false;
+  TSNode nm = bs_child(sub, BSF_NAME);
+  TSNode ix = bs_child(sub, BSF_INDEX);
   if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
   var_name_of(f, nm, name, sizeof name);
   var_name_of(f, ix, idx, sizeof idx);
@@ -911,10 +1228,10 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
 
   /* An unquoted plain $VAR / ${VAR} that vanished: record it so a flag that swallowed the next
    * token can be reported. */
-  if (out->n == before && (!strcmp(ts_node_type(node), "simple_expansion") ||
-                           (!strcmp(ts_node_type(node), "expansion") &&
+  if (out->n == before && (node_is(node, BS_SIMPLE_EXPANSION) ||
+                           (node_is(node, BS_EXPANSION) &&
                             ts_node_child_count(node) == 3 &&
-                            node_is(ts_node_child(node, 1), "variable_name"))))
+                            node_is(ts_node_child(node, 1), BS_VARIABLE_NAME))))
     push_marker(e, out, f, node, group, conditional);
 }
 

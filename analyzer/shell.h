@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <tree_sitter/api.h>
 
 #include "analyzer/script.h"
@@ -57,6 +58,9 @@ typedef struct {
 
 sh_env *sh_env_new(void);
 void sh_env_free(sh_env *e);
+/* An independent copy: later changes to either do not show in the other. Fields' strings are
+ * shared (they never change), so a copy costs the table, not the text. Caller frees. */
+sh_env *sh_env_clone(const sh_env *e);
 
 /* Scalars. known=false records "set, value unknown" (e.g. from an unevaluated $(...)). */
 void sh_var_set(sh_env *e, const char *name, const char *value, bool known);
@@ -69,7 +73,7 @@ void sh_var_foreach(const sh_env *e,
                                bool exported, int file, sm_range range),
                     void *ctx);
 /* Returns true when set; *value (borrowed, valid until the next change) and *known filled. */
-bool sh_var_get(const sh_env *e, const char *name, const char **value, bool *known);
+bool sh_var_get(sh_env *e, const char *name, const char **value, bool *known);
 
 /* Arrays: the returned list is owned by the env; NULL when never defined. */
 sh_fields *sh_array_get(sh_env *e, const char *name);
@@ -77,6 +81,48 @@ sh_fields *sh_array_get(sh_env *e, const char *name);
 sh_fields *sh_array_define(sh_env *e, const char *name, bool append);
 /* Names of all arrays in first-definition order (borrowed). */
 size_t sh_array_names(const sh_env *e, const char ***names);
+
+/* Functions: a later definition replaces an earlier one, as in bash. `body` is a node of file
+ * `file`'s tree, which must outlive its use. */
+void sh_func_define(sh_env *e, const char *name, int file, TSNode body);
+bool sh_func_get(sh_env *e, const char *name, int *file, TSNode *body);
+
+/* Dependency tracking, for memoizing a statement's effect (script.c). Between begin and end,
+ * every name looked up before the statement changed it is recorded with a hash of the state it
+ * found, and every name the statement changes. Lookups count also for names never set. */
+typedef struct {
+  char *name;
+  uint64_t hash;
+  bool shape_only; /* only whether it is a scalar or an array mattered (NAME+=(...)) */
+  bool hashed;     /* private */
+} sh_dep;
+typedef struct {
+  char *name;
+  bool append;     /* only fields appended to an array that existed, from index `from` */
+  size_t from;
+} sh_write;
+void sh_track_begin(sh_env *e);
+/* Ends tracking and hands over both lists (free each name, then the arrays). keep=false: the
+ * caller drops them, so the hashes are not computed. Returns false when the statement's
+ * dependencies could not all be recorded (then it must not be replayed). */
+bool sh_track_end(sh_env *e, bool keep, sh_dep **reads, size_t *nreads, sh_write **writes,
+                  size_t *nwrites);
+/* Whether the env still holds what the dependency found. */
+bool sh_dep_holds(const sh_env *e, const sh_dep *d);
+/* Hash of everything the env holds for a name: scalar, marks, array fields, function. */
+uint64_t sh_state_hash(const sh_env *e, const char *name);
+/* Hash of what an append depends on: scalar or array, and the scalar when no array. */
+uint64_t sh_shape_hash(const sh_env *e, const char *name);
+
+/* What a statement left in a written name (its scalar and array state, not its function; only
+ * the appended fields for an append), copied out of the env, and put back. `map` (may be NULL)
+ * rewrites each range on the way: script.c stores a statement's own ranges relative to it.
+ * Caller frees with sh_saved_free. */
+typedef struct sh_saved sh_saved;
+typedef void (*sh_range_map)(void *ctx, int file, sm_range *r);
+sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ctx);
+void sh_restore(sh_env *e, const sh_saved *s, sh_range_map map, void *ctx);
+void sh_saved_free(sh_saved *s);
 
 /* Expands one word-like node (word, number, string, raw_string, concatenation, expansion,
  * simple_expansion, command_substitution, arithmetic_expansion, ...) into fields appended to out.

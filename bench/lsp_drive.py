@@ -179,7 +179,7 @@ def main():
     env = dict(kv.split("=", 1) for kv in a.env)
 
     out = {"script": script, "lines": len(lines) - (1 if text.endswith("\n") else 0), "bytes": len(text.encode()),
-           "server": argv}
+           "server": argv, "edit_line": eline + 1}
     s = Server(argv, env, root)
     init_params = {"processId": os.getpid(), "rootUri": "file://" + root, "rootPath": root,
                    "workspaceFolders": [{"uri": "file://" + root, "name": "bench"}],

@@ -47,6 +47,14 @@ typedef struct {
   doc_lines lines;
   TSTree *tree;      /* owned; edited with ts_tree_edit, brought up to date by doc_parse */
   bool tree_current; /* the tree matches the text */
+  /* What a consumer of successive trees (a resumable build) needs to know about the last parse:
+   * each new tree gets the next generation; the text before same_before is that of the previous
+   * generation (its syntax too, except where the parser's lookahead reached past same_before;
+   * the consumer checks the statements just before it). edit_at is where the last edit started. */
+  unsigned long long gen;
+  size_t same_before;
+  size_t edit_at;
+  size_t dirty_from; /* private: first byte edited since the last parse */
 } doc_document;
 
 /* A document with a copy of text[0..len). Caller frees with doc_free. */

@@ -40,6 +40,8 @@ typedef struct {
   char **deps;         /* normalised paths the last analysis read besides the document */
   size_t ndeps, deps_cap;
   json_t *contrib;     /* uri -> diagnostics this document's analysis contributes */
+  sm_checkpoint *ckpt; /* where the next analysis can resume (see sm_resume), or NULL */
+  unsigned long long ckpt_gen; /* doc->gen of the tree the checkpoint was checked against */
 } srv_doc;
 
 typedef struct {
@@ -321,6 +323,7 @@ static void clear_analysis(srv_doc *d) {
 
 static void doc_destroy(srv_doc *d) {
   clear_analysis(d);
+  sm_checkpoint_free(d->ckpt);
   free(d->deps);
   json_decref(d->contrib);
   doc_free(d->doc);
@@ -417,7 +420,16 @@ static void analyse(srv *s, srv_doc *d) {
   }
   const TSTree *tree = doc_parse(d->doc, s->parser);
   au_config ac = audit_config(s, doc_path(d));
+  /* Typing in a long script: the model's build resumes at the statement being edited. */
+  sm_resume rs = {.checkpoint = d->ckpt,
+                  .focus = (uint32_t)(d->doc->edit_at < UINT32_MAX ? d->doc->edit_at : UINT32_MAX)};
+  if (d->ckpt && d->ckpt_gen == d->doc->gen) rs.unchanged_before = UINT32_MAX;
+  else if (d->ckpt && d->ckpt_gen + 1 == d->doc->gen)
+    rs.unchanged_before = d->doc->same_before < UINT32_MAX ? (uint32_t)d->doc->same_before : UINT32_MAX;
+  ac.resume = &rs;
   au_result *r = au_run(doc_path(d), d->doc->text, d->doc->len, tree, &ac);
+  d->ckpt = rs.checkpoint;
+  d->ckpt_gen = d->doc->gen;
   double t1 = now_ms();
   /* The result answers requests about this version; whether to publish it depends on what is
    * already waiting: a queued edit of the script or of a file it read supersedes it. */
@@ -464,8 +476,9 @@ static void analyse(srv *s, srv_doc *d) {
   json_decref(uris);
   json_decref(old);
   for (size_t i = 0; i < r->nerrors; i++) show_message(s, LOG_WARNING, r->errors[i]);
-  log_msg(s, LOG_DEBUG, "analysed %s v%lld in %.2f ms (%zu findings)", d->doc->uri, d->doc->version,
-          t1 - t0, r->nfindings);
+  log_msg(s, LOG_DEBUG, "analysed %s v%lld in %.2f ms (%zu findings%s, %zu statements replayed)",
+          d->doc->uri, d->doc->version, t1 - t0, r->nfindings, rs.resumed ? ", resumed" : "",
+          rs.replayed);
 }
 
 /* The analysis that covers d (its own, or its owner's), brought up to date; NULL when d is not

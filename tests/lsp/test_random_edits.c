@@ -1,9 +1,11 @@
-/* 10,000 random edits (seed 20261129; PD_SEED and PD_EDITS override) through the document store, each checked three ways:
+/* 10,000 random edits (seed 20261129; PD_SEED, PD_EDITS and PD_SCRIPT override) through the document store, each checked three ways:
  *  - the document's text equals an independent model of it (code points, edited at positions
  *    computed by this test in UTF-16, UTF-8 or UTF-32 units): the position conversion is right;
  *  - the incrementally reparsed tree equals a fresh parse of the same text (every node's type
  *    and byte range);
- *  - the diagnostics of an analysis on the incremental tree equal those on a fresh parse.
+ *  - the analysis on the incremental tree, resuming its model's build from the last checkpoint
+ *    as the server does (sm_resume), gives the same model (its whole JSON) and the same
+ *    diagnostics as a fresh parse and build.
  * Edits insert and delete across lines, with CJK and astral (surrogate-pair) characters, flag
  * fragments, quotes and brackets that break the script. As in tree-sitter's own randomized
  * test, edits are undone again (newest first, at most 4 applied at a time), so broken texts get
@@ -112,19 +114,31 @@ static char *uri_of(void *ctx, const char *path) {
   return doc_path_to_uri(path);
 }
 
+/* The diagnostics and, after a NUL, the model's JSON. */
 static char *diagnostics(const au_rules *rules, const char *path, const char *uri, const char *text,
-                         size_t len, const TSTree *t) {
-  au_config cfg = {.rules = rules};
+                         size_t len, const TSTree *t, sm_resume *rs) {
+  au_config cfg = {.rules = rules, .resume = rs};
   au_result *r = au_run(path, text, len, t, &cfg);
+  json_t *mj = sm_to_json(r->model);
+  char *ms = json_dumps(mj, JSON_SORT_KEYS | JSON_COMPACT);
+  json_decref(mj);
   fm_map m;
   fm_init(&m, r->model, uri, DOC_UTF16, uri_of, NULL);
   dg_options o = {true, true, NULL};
   json_t *j = dg_build(r, &m, &o);
-  char *s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+  char *ds = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
   json_decref(j);
   fm_free(&m);
   au_result_free(r);
+  char *s = pd_xasprintf("%s%c%s", ds, 0, ms);
+  free(ds);
+  free(ms);
   return s;
+}
+
+/* Both parts of a diagnostics() answer equal. */
+static bool same_answer(const char *a, const char *b) {
+  return !strcmp(a, b) && !strcmp(a + strlen(a) + 1, b + strlen(b) + 1);
 }
 
 int main(void) {
@@ -132,7 +146,9 @@ int main(void) {
   const size_t EDITS = getenv("PD_EDITS") ? strtoul(getenv("PD_EDITS"), NULL, 10) : 10000;
   const char *seed = getenv("PD_SEED");
   if (seed) rng_state = strtoull(seed, NULL, 10);
-  char *path = pd_xasprintf("%s/lsp/fixtures/ws/scripts/training/text/run-qwen3-4B-8xgpu.sh", PD_TESTS_DIR);
+  /* PD_SCRIPT: another script (ctest also runs a generated one with functions, loops, appends) */
+  char *path = getenv("PD_SCRIPT") ? pd_xstrdup(getenv("PD_SCRIPT"))
+                                   : pd_xasprintf("%s/lsp/fixtures/ws/scripts/training/text/run-qwen3-4B-8xgpu.sh", PD_TESTS_DIR);
   /* the catalog is compiled once, as the server does */
   char **rule_errors = NULL;
   size_t nrule_errors = 0;
@@ -153,7 +169,11 @@ int main(void) {
   decode(orig, len, &ref);
   pd_buf text = {0}, a = {0}, b = {0};
   int failures = 0, tree_diffs = 0, diag_diffs = 0;
-  size_t with_errors = 0, findings_seen = 0;
+  size_t with_errors = 0, findings_seen = 0, resumed = 0, replayed = 0;
+  sm_checkpoint *ck = NULL; /* as the server keeps it per document */
+  pd_buf prev = {0};        /* the text of the last analysis, for PD_DUMP */
+  size_t prev_focus = 0;
+  unsigned long long ck_gen = 0;
   doc_parse(d, p);
   for (size_t e = 1; e <= EDITS && failures < 50; e++) {
     doc_encoding enc = (doc_encoding)rnd(3);
@@ -235,20 +255,36 @@ int main(void) {
               e, ts_node_has_error(ts_tree_root_node(inc)), ts_node_has_error(ts_tree_root_node(fresh)), x, y);
     }
     if (ts_node_has_error(ts_tree_root_node(fresh))) with_errors++;
-    char *da = diagnostics(rules, path, uri, d->text, d->len, inc);
-    char *db = diagnostics(rules, path, uri, d->text, d->len, NULL);
+    sm_resume rs = {.checkpoint = ck, .focus = (uint32_t)d->edit_at};
+    if (ck && ck_gen + 1 == d->gen) rs.unchanged_before = (uint32_t)(d->same_before < UINT32_MAX ? d->same_before : UINT32_MAX);
+    char *da = diagnostics(rules, path, uri, d->text, d->len, inc, &rs);
+    ck = rs.checkpoint;
+    ck_gen = d->gen;
+    if (rs.resumed) resumed++;
+    replayed += rs.replayed;
+    char *db = diagnostics(rules, path, uri, d->text, d->len, NULL, NULL);
     pd_test_checks++;
-    if (strcmp(da, db) != 0) {
+    if (!same_answer(da, db)) {
       diag_diffs++;
       failures++;
       pd_test_failures++;
-      char *da2 = diagnostics(rules, path, uri, d->text, d->len, inc);
-      char *db2 = diagnostics(rules, path, uri, d->text, d->len, NULL);
-      fprintf(stderr, "edit %zu: diagnostics differ (again with the same tree: %s; again fresh: %s)\n incremental: %.2000s\n fresh: %.2000s\n",
-              e, strcmp(da, da2) ? "differs" : "same", strcmp(db, db2) ? "differs" : "same", da, db);
+      char *da2 = diagnostics(rules, path, uri, d->text, d->len, inc, NULL);
+      char *db2 = diagnostics(rules, path, uri, d->text, d->len, NULL, NULL);
+      fprintf(stderr, "edit %zu: analyses differ (resumed: %d; again with the same tree, from the top: %s; again fresh: %s)\n incremental: %.2000s\n model: %.3000s\n fresh: %.2000s\n model: %.3000s\n",
+              e, rs.resumed, same_answer(da, da2) ? "same" : "differs", same_answer(db, db2) ? "same" : "differs", da, da + strlen(da) + 1, db, db + strlen(db) + 1);
       if (getenv("PD_DUMP")) {
         FILE *ft = fopen("/tmp/text.sh", "w");
         fwrite(d->text, 1, d->len, ft);
+        fclose(ft);
+        ft = fopen("/tmp/prev.sh", "w");
+        fwrite(prev.data, 1, prev.len, ft);
+        fclose(ft);
+        fprintf(stderr, "unchanged_before %u focus %u prev_focus %zu\n", rs.unchanged_before, rs.focus, prev_focus);
+        ft = fopen("/tmp/inc.json", "w");
+        fprintf(ft, "%s\n%s\n", da, da + strlen(da) + 1);
+        fclose(ft);
+        ft = fopen("/tmp/fresh.json", "w");
+        fprintf(ft, "%s\n%s\n", db, db + strlen(db) + 1);
         fclose(ft);
         abort();
       }
@@ -256,20 +292,28 @@ int main(void) {
       free(db2);
     }
     if (strstr(da, "\"code\":\"R-")) findings_seen++;
+    prev.len = 0;
+    pd_buf_append(&prev, d->text, d->len);
+    prev_focus = d->edit_at;
     free(da);
     free(db);
     ts_tree_delete(fresh);
   }
   printf("lsp_random_edits: %d edits; %zu texts with syntax errors; %zu with rule findings; "
-         "%d tree and %d diagnostic mismatches\n", (int)EDITS, with_errors, findings_seen, tree_diffs, diag_diffs);
+         "%zu analyses resumed at a checkpoint, %zu statements replayed; %d tree and %d analysis "
+         "mismatches\n", (int)EDITS, with_errors, findings_seen, resumed, replayed, tree_diffs, diag_diffs);
   /* The walk must have visited broken and repaired states, or it proved little. */
   CHECK(with_errors > EDITS / 10);
   CHECK(with_errors < EDITS - EDITS / 10);
   CHECK(findings_seen > EDITS / 10);
+  CHECK(resumed > EDITS / 10); /* the resumed path was exercised, not just allowed */
+  CHECK(replayed > EDITS / 10);
+  sm_checkpoint_free(ck);
   free(ref.cp);
   free(ins.cp);
   for (int i = 0; i < MAX_DEPTH; i++) free(undos[i].removed.cp);
   pd_buf_free(&text);
+  pd_buf_free(&prev);
   pd_buf_free(&a);
   pd_buf_free(&b);
   doc_free(d);

@@ -20,5 +20,10 @@ endforeach()
 # a p95 over 250 ms).
 pd_add_unit(lsp_bench ${CMAKE_CURRENT_LIST_DIR}/bench.c)
 add_dependencies(lsp_bench perf-doctor)
+# The same on a generated 800-line script: helper functions with `case`, `for` loops, heredocs,
+# conditional `+=` appends, many statements after each edit to replay.
+add_test(NAME lsp_random_edits_generated
+  COMMAND sh -c "python3 '${PROJECT_SOURCE_DIR}/bench/gen_scripts.py' script --lines 800 --out ws-random && PD_SCRIPT=\"$(ls \"$PWD\"/ws-random/scripts/training/text/*.sh)\" PD_EDITS=1000 '$<TARGET_FILE:lsp_random_edits>'"
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 # Two analyses per edit: minutes, more under the sanitizers.
-set_tests_properties(lsp_random_edits PROPERTIES TIMEOUT 3600)
+set_tests_properties(lsp_random_edits lsp_random_edits_generated PROPERTIES TIMEOUT 3600)
