@@ -1828,13 +1828,18 @@ static bool same_shape(TSNode a, TSNode b) {
  * checkpoint's child when it can. The statements just before that child are compared with the
  * checkpoint's tree too: the parser's lookahead past a statement's end is a byte or two, so an
  * edit at or after the checkpoint can change the syntax of the statement just before it. */
-static bool checkpoint_fits(builder *b, const sm_checkpoint *c, uint32_t unchanged_before,
-                            TSNode root, TSTreeCursor *cur) {
-  if (c->start_byte > unchanged_before || strcmp(c->path, b->m->files[0].path) != 0) return false;
+/* The same script under the same options. */
+static bool checkpoint_same_script(const builder *b, const sm_checkpoint *c) {
+  if (strcmp(c->path, b->m->files[0].path) != 0) return false;
   char *key = options_key(b);
   bool same = !strcmp(key, c->options);
   free(key);
-  if (!same) return false;
+  return same;
+}
+
+static bool checkpoint_fits(builder *b, const sm_checkpoint *c, uint32_t unchanged_before,
+                            TSNode root, TSTreeCursor *cur) {
+  if (c->start_byte > unchanged_before || !checkpoint_same_script(b, c)) return false;
   for (int k = 0; k < 2; k++) {
     if (ts_node_is_null(c->before[k])) continue;
     TSTreeCursor pc = ts_tree_cursor_new(root);
@@ -1911,7 +1916,8 @@ static void walk_script(builder *b) {
   bool want = rs && clean, keep = false;
   sm_checkpoint *taken = NULL;
   memo_map mm = {0};
-  if (rs && clean && rs->checkpoint && rs->checkpoint->memo)
+  if (rs && clean && rs->checkpoint && rs->checkpoint->memo &&
+      (rs->resumed || checkpoint_same_script(b, rs->checkpoint)))
     memo_map_init(&mm, rs->checkpoint->memo, &b->m->files[0]);
   memo_store *fresh = NULL; /* statements from the checkpoint on, for the next build */
   size_t replayed = 0;

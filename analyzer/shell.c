@@ -226,21 +226,34 @@ static void hash_read(const sh_env *e, sh_dep *d) {
   d->hashed = true;
 }
 
-/* A change about to happen. `append`: only fields added to an existing array. */
+/* A change about to happen. `append`: only fields added to an existing array. A statement's
+ * saved effect is the whole state it leaves in a name (sh_save), so the state it found there
+ * is a dependency too; only an append depends on no more than the array existing. */
 static void track_write(sh_env *e, const char *name, bool append) {
   if (!e->tracking) return;
   sh_write *w = find_write(e, name);
   if (w) {
-    if (!append) w->append = false;
+    if (w->append && !append) e->track_lost = true; /* the older fields' state was not kept */
     return;
   }
-  sh_dep *d = find_read(e, name);
-  if (d) hash_read(e, d);
   const entry *s = lookup(e, name);
+  append = append && s && s->array;
+  sh_dep *d = find_read(e, name);
+  if (!d) {
+    d = PD_PUSH(e->reads, e->nreads, e->reads_cap);
+    d->name = pd_xstrdup(name);
+    d->shape_only = true;
+    d->hashed = false;
+  }
+  if (!append) {
+    if (d->hashed && d->shape_only) e->track_lost = true;
+    d->shape_only = false;
+  }
+  hash_read(e, d);
   w = PD_PUSH(e->writes, e->nwrites, e->writes_cap);
   w->name = pd_xstrdup(name);
-  w->append = append && s && s->array;
-  w->from = w->append ? s->array->n : 0;
+  w->append = append;
+  w->from = append ? s->array->n : 0;
 }
 
 void sh_track_begin(sh_env *e) {

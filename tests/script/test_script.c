@@ -639,6 +639,23 @@ static void test_resume(void) {
     prev = focus;
   }
   CHECK(forward >= 2);
+  /* `A=3` leaves A's array as it was: replayed only when that array is as before */
+  char t2[256];
+  sm_resume r2 = {0};
+  snprintf(t2, sizeof t2, "A=(--x %d)\nA=3\npython3 -m relax.entrypoints.train \"${A[@]}\"\n", 1);
+  CHECK(resume_build(t2, &base, &r2, 0, 5));
+  snprintf(t2, sizeof t2, "A=(--x %d)\nA=3\npython3 -m relax.entrypoints.train \"${A[@]}\"\n", 2);
+  CHECK(resume_build(t2, &base, &r2, 7, 7));
+  CHECK(r2.resumed);
+  /* appends replay (only the appended fields are kept) */
+  const char *fmt3 = "B=(--a 1)\nC=(--c %d)\nB+=(--b 2)\nB+=(--d 3)\n"
+                     "python3 -m relax.entrypoints.train \"${B[@]}\" \"${C[@]}\"\n";
+  snprintf(t2, sizeof t2, fmt3, 1);
+  CHECK(resume_build(t2, &base, &r2, 0, 14));
+  snprintf(t2, sizeof t2, fmt3, 7);
+  CHECK(resume_build(t2, &base, &r2, 16, 16));
+  CHECK(r2.resumed && r2.replayed == 2);
+  sm_checkpoint_free(r2.checkpoint);
   /* a syntax error: no checkpoint, and the model is still the fresh one */
   CHECK(resume_build("A_ARGS=(--lr 1\nB=\"\n", &base, &rs, 0, 10));
   CHECK(rs.checkpoint == NULL);
