@@ -55,6 +55,9 @@ struct au_facts {
   const sm_model *m;
   fact *facts;
   size_t n, cap;
+  size_t *slot;              /* fact index + 1 by name hash; 0 = empty (rules look facts up
+                                 by name thousands of times per script) */
+  size_t nslots;             /* a power of two, at least twice n */
   char **strs; /* strings owned by the facts */
   size_t nstrs, capstrs;
   char **assumed;
@@ -66,15 +69,35 @@ static const char *own(au_facts *f, char *s) {
   return s;
 }
 
+static uint64_t fact_hash(const char *name) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+/* The slot that holds `name`, or the empty one where it would go; nslots is never 0 here. */
+static size_t slot_of(const au_facts *f, const char *name) {
+  size_t k = fact_hash(name) & (f->nslots - 1);
+  while (f->slot[k] && strcmp(f->facts[f->slot[k] - 1].name, name) != 0) k = (k + 1) & (f->nslots - 1);
+  return k;
+}
+
 static void set(au_facts *f, const char *name, ax_value v) {
-  for (size_t i = 0; i < f->n; i++)
-    if (!strcmp(f->facts[i].name, name)) {
-      f->facts[i].v = v;
-      return;
-    }
+  if ((f->n + 1) * 2 > f->nslots) { /* grow (also the first time) and re-slot every fact */
+    free(f->slot);
+    f->nslots = f->nslots ? f->nslots * 2 : 256;
+    f->slot = pd_xcalloc(f->nslots, sizeof *f->slot);
+    for (size_t i = 0; i < f->n; i++) f->slot[slot_of(f, f->facts[i].name)] = i + 1;
+  }
+  size_t k = slot_of(f, name);
+  if (f->slot[k]) {
+    f->facts[f->slot[k] - 1].v = v;
+    return;
+  }
   fact *x = PD_PUSH(f->facts, f->n, f->cap);
   x->name = pd_xstrdup(name);
   x->v = v;
+  f->slot[k] = f->n;
 }
 
 static void setn(au_facts *f, const char *name, double x) { set(f, name, ax_num(x)); }
@@ -92,11 +115,11 @@ static void assume(au_facts *f, const char *fmt, const char *arg) {
 }
 
 bool af_get(const au_facts *f, const char *name, ax_value *out) {
-  for (size_t i = 0; i < f->n; i++)
-    if (!strcmp(f->facts[i].name, name)) {
-      *out = f->facts[i].v;
-      return true;
-    }
+  size_t k = f->nslots ? slot_of(f, name) : 0;
+  if (f->nslots && f->slot[k]) {
+    *out = f->facts[f->slot[k] - 1].v;
+    return true;
+  }
   *out = ax_null();
   return false;
 }
@@ -128,6 +151,7 @@ void af_free(au_facts *f) {
   if (!f) return;
   for (size_t i = 0; i < f->n; i++) free(f->facts[i].name);
   free(f->facts);
+  free(f->slot);
   for (size_t i = 0; i < f->nstrs; i++) free(f->strs[i]);
   free(f->strs);
   for (size_t i = 0; i < f->nassumed; i++) free(f->assumed[i]);
