@@ -664,6 +664,17 @@ static void follow_source(builder *b, int file, TSNode cmd, TSNode arg) {
     free(raw);
     return;
   }
+  if (strlen(p) + strlen(b->m->files[file].path) >= PATH_MAX) {
+    /* No such file can be opened; and a path built from ${SCRIPT_DIR} several times over would
+     * grow with each level of sourcing (the fuzzer made gigabytes of messages that way). */
+    add_cond(b, SM_WARN, "source-unresolved", file, cr,
+             pd_xasprintf("the sourced path is %zu bytes long, over the system's limit of %d; "
+                          "not followed",
+                          strlen(p), PATH_MAX));
+    free(p);
+    free(raw);
+    return;
+  }
   char *full;
   if (p[0] == '/') {
     full = pd_path_normalize(p);

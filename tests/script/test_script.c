@@ -1,6 +1,7 @@
 /* The script model on fixture scripts and on in-memory scripts (each construct of
  * script-patterns.md that matters for flags, context and ranges). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -447,6 +448,30 @@ static void test_sources(void) {
   sm_model_free(m);
 }
 
+/* Every file sources itself under a name that repeats its own folder twice: without a limit on
+ * the path's length it doubled at each level (the fuzzer reached 2.7 GB). */
+static char *vread_any(void *ctx, const char *path, size_t *len) {
+  (void)path;
+  *len = strlen(ctx);
+  return pd_xstrdup(ctx);
+}
+
+static void test_source_path_growth(void) {
+  const char *text = "SCRIPT_DIR=\"$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &>/dev/null && pwd)\"\n"
+                     "source \"${SCRIPT_DIR}/${SCRIPT_DIR}/${SCRIPT_DIR}/a.sh\"\n"
+                     "source \"${SCRIPT_DIR}/${SCRIPT_DIR}/b.sh\"\n";
+  sm_reader rd = {vread_any, (void *)text};
+  sm_options opt = {.reader = &rd};
+  sm_model *m = sm_build("/ws/scripts/training/text/run-grow.sh", text, strlen(text), NULL, &opt);
+  CHECK(has_cond(m, "source-unresolved"));
+  size_t longest = 0;
+  for (size_t i = 0; i < m->nconds; i++)
+    if (strlen(m->conds[i].message) > longest) longest = strlen(m->conds[i].message);
+  CHECK(longest < 3 * PATH_MAX);
+  CHECK(m->nfiles <= 64);
+  sm_model_free(m);
+}
+
 static void test_gpu_choice(void) {
   const char *s = "# perf-doctor: gpu=a100-40gb\nX_ARGS=(--lr 1)\n";
   sm_model *m = build_text("/tmp/run-g.sh", s, NULL);
@@ -678,6 +703,7 @@ int main(void) {
   test_no_train_line();
   test_launch_forms();
   test_sources();
+  test_source_path_growth();
   test_gpu_choice();
   test_expansions();
   test_big_script();
