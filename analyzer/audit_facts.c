@@ -69,15 +69,9 @@ static const char *own(au_facts *f, char *s) {
   return s;
 }
 
-static uint64_t fact_hash(const char *name) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  return h;
-}
-
 /* The slot that holds `name`, or the empty one where it would go; nslots is never 0 here. */
 static size_t slot_of(const au_facts *f, const char *name) {
-  size_t k = fact_hash(name) & (f->nslots - 1);
+  size_t k = pd_hash_str(name) & (f->nslots - 1);
   while (f->slot[k] && strcmp(f->facts[f->slot[k] - 1].name, name) != 0) k = (k + 1) & (f->nslots - 1);
   return k;
 }

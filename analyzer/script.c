@@ -275,12 +275,6 @@ static bool under_root_real(const char *path, const char *root) {
 
 /* ---- the filesystem log: what a resumed walk must find unchanged ------------------------- */
 
-static uint64_t bytes_hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
-}
-
 static fsq *log_fsq(builder *b, fsq_kind kind, const char *path, bool ok) {
   b->unrepeatable = true;
   fsq *q = PD_PUSH(b->fslog, b->nfslog, b->fslog_cap);
@@ -299,7 +293,7 @@ static char *read_logged(builder *b, const char *path, size_t *len) {
   fsq *q = log_fsq(b, FSQ_READ, path, t != NULL);
   if (t) {
     q->len = *len;
-    q->hash = bytes_hash(t, *len);
+    q->hash = pd_hash(PD_HASH_SEED, t, *len);
   } else {
     q->err = e;
   }
@@ -328,7 +322,8 @@ static bool fslog_holds(builder *b, const fsq *log, size_t n) {
       errno = 0;
       char *t = read_source(b, q->path, &len);
       int e = errno;
-      bool same = t ? q->ok && len == q->len && bytes_hash(t, len) == q->hash : !q->ok && e == q->err;
+      bool same = t ? q->ok && len == q->len && pd_hash(PD_HASH_SEED, t, len) == q->hash
+                    : !q->ok && e == q->err;
       free(t);
       if (!same) return false;
     } else if (q->kind == FSQ_UNDER_ROOT) {
@@ -1075,12 +1070,6 @@ static sm_range range_join(sm_range a, sm_range z) {
   return r;
 }
 
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 static void build_flags(builder *b, const sh_fields *argv) {
   sm_model *m = b->m;
   size_t vcap = 0;
@@ -1145,7 +1134,7 @@ static void build_flags(builder *b, const sh_fields *argv) {
   size_t *seen = pd_xmalloc(cap * sizeof *seen); /* flag index + 1; 0 = empty */
   memset(seen, 0, cap * sizeof *seen);
   for (size_t i = m->nflags; i-- > 0;) {
-    size_t k = name_hash(m->flags[i].name) & (cap - 1);
+    size_t k = pd_hash_str(m->flags[i].name) & (cap - 1);
     while (seen[k] && strcmp(m->flags[seen[k] - 1].name, m->flags[i].name) != 0) k = (k + 1) & (cap - 1);
     if (seen[k]) {
       m->flags[i].overridden = true;
@@ -1175,7 +1164,7 @@ static void build_flags(builder *b, const sh_fields *argv) {
 /* The audit asks for ~1,000 names per model: the table build_flags left makes each O(1). */
 static const sm_flag *last_of(const sm_model *m, const char *name) {
   if (m->flag_index) {
-    size_t k = name_hash(name) & (m->flag_index_cap - 1);
+    size_t k = pd_hash_str(name) & (m->flag_index_cap - 1);
     for (; m->flag_index[k]; k = (k + 1) & (m->flag_index_cap - 1))
       if (!strcmp(m->flags[m->flag_index[k] - 1].name, name)) return &m->flags[m->flag_index[k] - 1];
     return NULL;
@@ -1435,6 +1424,36 @@ const sm_var *sm_var_get(const sm_model *m, const char *name) {
   return m->nvars ? bsearch(&key, m->vars, m->nvars, sizeof *m->vars, by_var_name) : NULL;
 }
 
+/* ---- copies of model parts (checkpoints and memos keep their own) ------------------------ */
+
+static void conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    d[i] = s[i];
+    d[i].code = pd_xstrdup(s[i].code);
+    d[i].message = pd_xstrdup(s[i].message);
+  }
+}
+
+static void arrays_copy(sm_array *d, const sm_array *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    d[i] = s[i];
+    d[i].name = pd_xstrdup(s[i].name);
+  }
+}
+
+static void conds_free(sm_condition *c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(c[i].code);
+    free(c[i].message);
+  }
+  free(c);
+}
+
+static void arrays_free(sm_array *a, size_t n) {
+  for (size_t i = 0; i < n; i++) free(a[i].name);
+  free(a);
+}
+
 /* ---- statement memos: replaying what an unchanged statement did ------------------------- */
 
 /* A top-level statement of the script and its effect, as the last build walked it: the names it
@@ -1494,13 +1513,8 @@ static void memo_free(memo *x) {
   free(x->reads);
   for (size_t i = 0; i < x->nwrites; i++) sh_saved_free(x->writes[i]);
   free(x->writes);
-  for (size_t i = 0; i < x->narrays; i++) free(x->arrays[i].name);
-  free(x->arrays);
-  for (size_t i = 0; i < x->nconds; i++) {
-    free(x->conds[i].code);
-    free(x->conds[i].message);
-  }
-  free(x->conds);
+  arrays_free(x->arrays, x->narrays);
+  conds_free(x->conds, x->nconds);
   free(x);
 }
 
@@ -1569,15 +1583,12 @@ static bool memo_replay(builder *b, memo_map *mm, TSNode ch, memo_store *fresh) 
   for (size_t i = 0; i < x->nwrites; i++) sh_restore(b->env, x->writes[i], range_to_abs, &fr);
   for (size_t i = 0; i < x->narrays; i++) {
     sm_array *a = PD_PUSH(b->m->arrays, b->m->narrays, b->arrays_cap);
-    *a = x->arrays[i];
-    a->name = pd_xstrdup(a->name);
+    arrays_copy(a, &x->arrays[i], 1);
     range_to_abs(&fr, a->file, &a->range);
   }
   for (size_t i = 0; i < x->nconds; i++) {
     sm_condition *c = PD_PUSH(b->m->conds, b->m->nconds, b->conds_cap);
-    *c = x->conds[i];
-    c->code = pd_xstrdup(c->code);
-    c->message = pd_xstrdup(c->message);
+    conds_copy(c, &x->conds[i], 1);
     range_to_abs(&fr, c->file, &c->range);
   }
   if (x->defined_model_args) b->defined_model_args = true;
@@ -1627,19 +1638,12 @@ static void memo_walk(builder *b, TSNode ch, memo_store *fresh) {
   free(writes);
   x->narrays = b->m->narrays - arrays0;
   x->arrays = pd_xmalloc((x->narrays ? x->narrays : 1) * sizeof *x->arrays);
-  for (size_t i = 0; i < x->narrays; i++) {
-    x->arrays[i] = b->m->arrays[arrays0 + i];
-    x->arrays[i].name = pd_xstrdup(x->arrays[i].name);
-    range_to_rel(&fr, x->arrays[i].file, &x->arrays[i].range);
-  }
+  arrays_copy(x->arrays, &b->m->arrays[arrays0], x->narrays);
+  for (size_t i = 0; i < x->narrays; i++) range_to_rel(&fr, x->arrays[i].file, &x->arrays[i].range);
   x->nconds = b->m->nconds - conds0;
   x->conds = pd_xmalloc((x->nconds ? x->nconds : 1) * sizeof *x->conds);
-  for (size_t i = 0; i < x->nconds; i++) {
-    x->conds[i] = b->m->conds[conds0 + i];
-    x->conds[i].code = pd_xstrdup(x->conds[i].code);
-    x->conds[i].message = pd_xstrdup(x->conds[i].message);
-    range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
-  }
+  conds_copy(x->conds, &b->m->conds[conds0], x->nconds);
+  for (size_t i = 0; i < x->nconds; i++) range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
   *PD_PUSH(fresh->v, fresh->n, fresh->cap) = x;
 }
 
@@ -1689,21 +1693,6 @@ static void file_copy(sm_file *d, const sm_file *s) {
   memcpy(d->lines, s->lines, s->nlines * sizeof *d->lines);
 }
 
-static void conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    d[i] = s[i];
-    d[i].code = pd_xstrdup(s[i].code);
-    d[i].message = pd_xstrdup(s[i].message);
-  }
-}
-
-static void arrays_copy(sm_array *d, const sm_array *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    d[i] = s[i];
-    d[i].name = pd_xstrdup(s[i].name);
-  }
-}
-
 static fsq *fslog_copy(const fsq *s, size_t n) {
   fsq *d = pd_xmalloc((n ? n : 1) * sizeof *d);
   for (size_t i = 0; i < n; i++) {
@@ -1734,13 +1723,8 @@ void sm_checkpoint_free(sm_checkpoint *c) {
   free(c->trees);
   for (size_t i = 0; i < c->npinned; i++) tree_ref_drop(c->pinned[i]);
   free(c->pinned);
-  for (size_t i = 0; i < c->narrays; i++) free(c->arrays[i].name);
-  free(c->arrays);
-  for (size_t i = 0; i < c->nconds; i++) {
-    free(c->conds[i].code);
-    free(c->conds[i].message);
-  }
-  free(c->conds);
+  arrays_free(c->arrays, c->narrays);
+  conds_free(c->conds, c->nconds);
   free(c->model);
   sh_env_free(c->env);
   sh_fields_free(&c->train);
@@ -2047,13 +2031,8 @@ void sm_model_free(sm_model *m) {
     json_decref(f->json);
   }
   free(m->flags);
-  for (size_t i = 0; i < m->narrays; i++) free(m->arrays[i].name);
-  free(m->arrays);
-  for (size_t i = 0; i < m->nconds; i++) {
-    free(m->conds[i].code);
-    free(m->conds[i].message);
-  }
-  free(m->conds);
+  arrays_free(m->arrays, m->narrays);
+  conds_free(m->conds, m->nconds);
   for (size_t i = 0; i < m->nvars; i++) {
     free(m->vars[i].name);
     free(m->vars[i].value);

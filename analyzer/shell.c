@@ -56,12 +56,6 @@ struct sh_env {
   size_t nwrites, writes_cap;
 };
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 sh_env *sh_env_new(void) {
   sh_env *e = pd_xcalloc(1, sizeof *e);
   e->cap = 64;
@@ -152,7 +146,7 @@ sh_env *sh_env_clone(const sh_env *e) {
 }
 
 static entry *lookup(const sh_env *e, const char *name) {
-  size_t i = hash_str(name) & (e->cap - 1);
+  size_t i = pd_hash_str(name) & (e->cap - 1);
   while (e->slots[i].name) {
     if (!strcmp(e->slots[i].name, name)) return &e->slots[i];
     i = (i + 1) & (e->cap - 1);
@@ -170,13 +164,13 @@ static entry *insert(sh_env *e, const char *name) {
     e->slots = pd_xcalloc(e->cap, sizeof *e->slots);
     for (size_t j = 0; j < oldcap; j++) {
       if (!old[j].name) continue;
-      size_t i = hash_str(old[j].name) & (e->cap - 1);
+      size_t i = pd_hash_str(old[j].name) & (e->cap - 1);
       while (e->slots[i].name) i = (i + 1) & (e->cap - 1);
       e->slots[i] = old[j];
     }
     free(old);
   }
-  size_t i = hash_str(name) & (e->cap - 1);
+  size_t i = pd_hash_str(name) & (e->cap - 1);
   while (e->slots[i].name) i = (i + 1) & (e->cap - 1);
   e->slots[i].name = pd_xstrdup(name);
   e->slots[i].file = -1;
@@ -282,43 +276,40 @@ bool sh_dep_holds(const sh_env *e, const sh_dep *d) {
   return d->hash == (d->shape_only ? sh_shape_hash(e, d->name) : sh_state_hash(e, d->name));
 }
 
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-  return h;
+/* A string or NULL (which no string hashes like). */
+static uint64_t mix_str(uint64_t h, const char *s) {
+  return s ? pd_hash(h, s, strlen(s) + 1) : pd_hash(h, "\xff", 1);
 }
-
-static uint64_t mix_str(uint64_t h, const char *s) { return s ? mix(h, s, strlen(s) + 1) : mix(h, "\xff", 1); }
 
 static uint64_t mix_range(uint64_t h, sm_range r) {
   uint32_t v[6] = {r.start_byte, r.end_byte, r.start_line, r.start_col, r.end_line, r.end_col};
-  return mix(h, v, sizeof v);
+  return pd_hash(h, v, sizeof v);
 }
 
 uint64_t sh_state_hash(const sh_env *e, const char *name) {
   const entry *s = lookup(e, name);
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = PD_HASH_SEED;
   if (!s) return h;
   unsigned char flags[5] = {1, s->set, s->known, s->exported, s->is_func};
-  h = mix(h, flags, sizeof flags);
+  h = pd_hash(h, flags, sizeof flags);
   h = mix_str(h, s->set ? s->value : NULL);
-  h = mix(h, &s->file, sizeof s->file);
+  h = pd_hash(h, &s->file, sizeof s->file);
   h = mix_range(h, s->range);
   if (s->is_func) {
     uint32_t f[3] = {(uint32_t)s->func_file, ts_node_start_byte(s->func_body), ts_node_end_byte(s->func_body)};
-    h = mix(h, f, sizeof f);
+    h = pd_hash(h, f, sizeof f);
   }
   if (s->array) {
-    h = mix(h, &s->array->n, sizeof s->array->n);
+    h = pd_hash(h, &s->array->n, sizeof s->array->n);
     for (size_t i = 0; i < s->array->n; i++) {
       const sh_field *f = &s->array->v[i];
       unsigned char b[4] = {f->resolved, f->vanished, f->undefined_array, f->conditional};
-      h = mix(h, b, sizeof b);
+      h = pd_hash(h, b, sizeof b);
       h = mix_str(h, f->text);
       h = mix_str(h, f->group);
       h = mix_str(h, f->note);
       int files[2] = {f->file, f->note_file};
-      h = mix(h, files, sizeof files);
+      h = pd_hash(h, files, sizeof files);
       h = mix_range(h, f->range);
       h = mix_range(h, f->note_range);
     }
@@ -328,10 +319,10 @@ uint64_t sh_state_hash(const sh_env *e, const char *name) {
 
 uint64_t sh_shape_hash(const sh_env *e, const char *name) {
   const entry *s = lookup(e, name);
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = PD_HASH_SEED;
   if (!s) return h;
   unsigned char flags[3] = {1, s->set, s->array != NULL};
-  h = mix(h, flags, sizeof flags);
+  h = pd_hash(h, flags, sizeof flags);
   if (!s->array) h = mix_str(h, s->set ? s->value : NULL); /* A+=(x) on a scalar keeps it */
   return h;
 }

@@ -29,18 +29,12 @@ typedef struct {
   size_t nslot;
 } names;
 
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 static uint32_t names_intern(names *t, const char *s) {
   if (t->n * 2 >= t->nslot) {
     size_t ns = t->nslot ? t->nslot * 2 : 1024;
     uint32_t *slot = pd_xcalloc(ns, sizeof *slot);
     for (size_t i = 0; i < t->n; i++) {
-      size_t h = hash_str(t->str[i]) & (ns - 1);
+      size_t h = pd_hash_str(t->str[i]) & (ns - 1);
       while (slot[h]) h = (h + 1) & (ns - 1);
       slot[h] = (uint32_t)i + 1;
     }
@@ -48,7 +42,7 @@ static uint32_t names_intern(names *t, const char *s) {
     t->slot = slot;
     t->nslot = ns;
   }
-  size_t h = hash_str(s) & (t->nslot - 1);
+  size_t h = pd_hash_str(s) & (t->nslot - 1);
   while (t->slot[h]) {
     uint32_t id = t->slot[h] - 1;
     if (!strcmp(t->str[id], s)) return id;

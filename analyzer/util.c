@@ -186,6 +186,18 @@ char *pd_path_dirname(const char *path) {
   return s == path ? pd_xstrdup("/") : pd_xstrndup(path, (size_t)(s - path));
 }
 
+uint64_t pd_hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t pd_hash_str(const char *s) {
+  uint64_t h = PD_HASH_SEED;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
 bool pd_str_starts(const char *s, const char *prefix) {
   return strncmp(s, prefix, strlen(prefix)) == 0;
 }

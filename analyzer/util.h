@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void *pd_xmalloc(size_t n);
 void *pd_xcalloc(size_t n, size_t size);
@@ -51,6 +52,11 @@ const char *pd_read_error(int err);
 char *pd_path_normalize(const char *path);
 /* Directory part of a path ("." when there is none, "/" for the root). Caller frees. */
 char *pd_path_dirname(const char *path);
+
+/* FNV-1a, for the hash tables: pd_hash continues h over p[0..n); PD_HASH_SEED starts one. */
+#define PD_HASH_SEED 1469598103934665603ull
+uint64_t pd_hash(uint64_t h, const void *p, size_t n);
+uint64_t pd_hash_str(const char *s);
 
 bool pd_str_starts(const char *s, const char *prefix);
 bool pd_str_ends(const char *s, const char *suffix);
