@@ -1638,11 +1638,11 @@ static void memo_walk(builder *b, TSNode ch, memo_store *fresh) {
   free(writes);
   x->narrays = b->m->narrays - arrays0;
   x->arrays = pd_xmalloc((x->narrays ? x->narrays : 1) * sizeof *x->arrays);
-  arrays_copy(x->arrays, &b->m->arrays[arrays0], x->narrays);
+  if (x->narrays) arrays_copy(x->arrays, b->m->arrays + arrays0, x->narrays); /* may be NULL */
   for (size_t i = 0; i < x->narrays; i++) range_to_rel(&fr, x->arrays[i].file, &x->arrays[i].range);
   x->nconds = b->m->nconds - conds0;
   x->conds = pd_xmalloc((x->nconds ? x->nconds : 1) * sizeof *x->conds);
-  conds_copy(x->conds, &b->m->conds[conds0], x->nconds);
+  if (x->nconds) conds_copy(x->conds, b->m->conds + conds0, x->nconds);
   for (size_t i = 0; i < x->nconds; i++) range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
   *PD_PUSH(fresh->v, fresh->n, fresh->cap) = x;
 }
