@@ -117,8 +117,6 @@ static void add_cond(builder *b, sm_level lvl, const char *code, int file, sm_ra
   c->range = r;
 }
 
-static bool is(TSNode n, bs_kind k) { return bs_kind_of(n) == k; }
-
 static char *node_text(const builder *b, int file, TSNode n) {
   const sm_file *f = &b->m->files[file];
   uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
@@ -358,7 +356,7 @@ static int add_file(builder *b, char *path /* consumed */, char *text /* consume
 
 static void report_syntax(builder *b, int file, TSNode n) {
   if (b->syntax_conds >= MAX_SYNTAX_CONDS) return;
-  if (is(n, BS_ERROR) || ts_node_is_missing(n)) {
+  if (bs_is(n, BS_ERROR) || ts_node_is_missing(n)) {
     char *snippet = node_text(b, file, n);
     if (strlen(snippet) > 40) strcpy(snippet + 37, "...");
     for (char *p = snippet; *p; p++)
@@ -596,9 +594,9 @@ static void assign(builder *b, int file, TSNode n, bool cond, bool exported) {
     uint32_t e = ts_node_end_byte(name);
     append = e + 1 < f->len && f->text[e] == '+' && f->text[e + 1] == '=';
   }
-  if (is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
+  if (bs_is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
   char *vname = node_text(b, file, name);
-  if (!ts_node_is_null(value) && is(value, BS_ARRAY)) {
+  if (!ts_node_is_null(value) && bs_is(value, BS_ARRAY)) {
     define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
                  sh_node_range(n));
   } else {
@@ -825,8 +823,8 @@ static void command(builder *b, int file, TSNode n, bool cond) {
   memset(args, 0, sizeof args);
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode c = ts_node_named_child(n, i);
-    if (ts_node_eq(c, name) || is(c, BS_VARIABLE_ASSIGNMENT) || is(c, BS_FILE_REDIRECT) ||
-        is(c, BS_HERESTRING_REDIRECT) || is(c, BS_COMMENT))
+    if (ts_node_eq(c, name) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
+        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
       continue;
     if (nargs < 2) args[nargs] = c;
     nargs++;
@@ -872,10 +870,10 @@ static void command(builder *b, int file, TSNode n, bool cond) {
   sh_fields argv = {0};
   for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
     TSNode c = ts_node_child(n, i);
-    if (!ts_node_is_named(c) || is(c, BS_VARIABLE_ASSIGNMENT) || is(c, BS_FILE_REDIRECT) ||
-        is(c, BS_HERESTRING_REDIRECT) || is(c, BS_COMMENT))
+    if (!ts_node_is_named(c) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
+        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
       continue;
-    if (is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
     if (ts_node_is_null(c)) continue;
     sh_expand(b->env, &sf, c, NULL, cond, &argv);
   }
@@ -920,7 +918,7 @@ static void case_statement(builder *b, int file, TSNode n) {
   char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->env, &sf, subject, &known);
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode item = ts_node_named_child(n, i);
-    if (!is(item, BS_CASE_ITEM)) continue;
+    if (!bs_is(item, BS_CASE_ITEM)) continue;
     bool match = !known;
     for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
       if (!bs_child_in(item, j, BSF_VALUE)) continue;
@@ -950,12 +948,12 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
     TSNode c = kids[i];
     bs_kind t = bs_kind_of(c);
     if (t == BS_VARIABLE_NAME && i + 2 < nc &&
-        (is(kids[i + 1], BS_EQ) || is(kids[i + 1], BS_PLUS_EQ)) &&
-        is(kids[i + 2], BS_LPAREN)) {
+        (bs_is(kids[i + 1], BS_EQ) || bs_is(kids[i + 1], BS_PLUS_EQ)) &&
+        bs_is(kids[i + 2], BS_LPAREN)) {
       char *name = node_text(b, file, c);
       uint32_t j = i + 3;
-      while (j < nc && !is(kids[j], BS_RPAREN)) j++;
-      define_array(b, file, n, i + 3, j, name, is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
+      while (j < nc && !bs_is(kids[j], BS_RPAREN)) j++;
+      define_array(b, file, n, i + 3, j, name, bs_is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
       free(name);
       i = j;
       words_from = UINT32_MAX;
@@ -974,7 +972,7 @@ static void recover(builder *b, int file, TSNode n, bool cond) {
     sh_fields argv = {0};
     for (uint32_t i = words_from; i < nc; i++) {
       TSNode c = kids[i];
-      if (ts_node_is_named(c) && !is(c, BS_COMMENT)) sh_expand(b->env, &sf, c, NULL, cond, &argv);
+      if (ts_node_is_named(c) && !bs_is(c, BS_COMMENT)) sh_expand(b->env, &sf, c, NULL, cond, &argv);
     }
     consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
@@ -1006,9 +1004,9 @@ static void walk(builder *b, int file, TSNode n, bool cond) {
     free(kw);
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
       TSNode c = ts_node_named_child(n, i);
-      if (is(c, BS_VARIABLE_ASSIGNMENT)) {
+      if (bs_is(c, BS_VARIABLE_ASSIGNMENT)) {
         assign(b, file, c, cond, exported);
-      } else if (exported && is(c, BS_VARIABLE_NAME)) { /* export NAME */
+      } else if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
         char *v = node_text(b, file, c);
         const char *val;
         bool known;

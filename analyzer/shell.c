@@ -544,8 +544,6 @@ static const char *node_src(const sh_file *f, TSNode n, size_t *len) {
   return f->src + a;
 }
 
-static bool node_is(TSNode n, bs_kind k) { return bs_kind_of(n) == k; }
-
 /* ---- the word builder: accumulates parts of one word into fields ---------------------- */
 
 typedef struct {
@@ -853,11 +851,11 @@ static bool arith(builder *b, TSNode n, long long *out) {
 static bool subst_words(builder *b, TSNode cs, sh_fields *words) {
   if (ts_node_named_child_count(cs) != 1) return false;
   TSNode cmd = ts_node_named_child(cs, 0);
-  if (!node_is(cmd, BS_COMMAND)) return false;
+  if (!bs_is(cmd, BS_COMMAND)) return false;
   for (uint32_t i = 0; i < ts_node_named_child_count(cmd); i++) {
     TSNode c = ts_node_named_child(cmd, i);
-    if (node_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
-    else if (node_is(c, BS_VARIABLE_ASSIGNMENT) || node_is(c, BS_FILE_REDIRECT)) return false;
+    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    else if (bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT)) return false;
     if (ts_node_is_null(c)) return false;
     builder sub = {.env = b->env, .file = b->file, .resolved = true, .out = words,
                    .depth = b->depth + 1};
@@ -946,7 +944,7 @@ static void expand_braced(builder *b, const word_ctx *w, TSNode n, bool quoted) 
   const sh_fields *arr = NULL;
   bool want_spread = false;
   long index = -1;
-  if (node_is(name, BS_SUBSCRIPT)) {
+  if (bs_is(name, BS_SUBSCRIPT)) {
     TSNode nm = bs_child(name, BSF_NAME);
     TSNode ix = bs_child(name, BSF_INDEX);
     if (ts_node_is_null(nm) || ts_node_is_null(ix)) goto unresolved;
@@ -1057,7 +1055,7 @@ static void expand_string(builder *b, const word_ctx *w, TSNode n) {
   uint32_t nc = ts_node_child_count(n);
   uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
   bs_kind t = bs_kind_of(n);
-  uint32_t pos = start + (node_is(n, BS_TRANSLATED_STRING) ? 2 : 1); /* past $" or " */
+  uint32_t pos = start + (bs_is(n, BS_TRANSLATED_STRING) ? 2 : 1); /* past $" or " */
   uint32_t stop = end > pos ? end - 1 : pos;                        /* before the closing " */
   if (end - start < 2 || b->file->src[end - 1] != '"') stop = end;   /* unterminated */
   (void)t;
@@ -1067,7 +1065,7 @@ static void expand_string(builder *b, const word_ctx *w, TSNode n) {
     uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
     if (!ts_node_is_named(c)) continue; /* the quotes themselves */
     if (cs > pos && cs <= stop) add_dq_literal(b, b->file->src + pos, cs - pos);
-    if (node_is(c, BS_STRING_CONTENT)) {
+    if (bs_is(c, BS_STRING_CONTENT)) {
       size_t len;
       const char *s = node_src(b->file, c, &len);
       add_dq_literal(b, s, len);
@@ -1164,12 +1162,12 @@ static void expand_node(builder *b, const word_ctx *w, TSNode n, bool quoted) {
 static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_fields **arr,
                         bool *defined) {
   TSNode x = node;
-  if (node_is(x, BS_STRING)) {
+  if (bs_is(x, BS_STRING)) {
     if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return false;
     x = ts_node_named_child(x, 0);
   }
   char name[256], idx[8];
-  if (node_is(x, BS_SIMPLE_EXPANSION)) {
+  if (bs_is(x, BS_SIMPLE_EXPANSION)) {
     TSNode v = ts_node_named_child(x, 0);
     if (ts_node_is_null(v)) return false;
     var_name_of(f, v, name, sizeof name);
@@ -1178,9 +1176,9 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
     *defined = true;
     return true;
   }
-  if (!node_is(x, BS_EXPANSION) || ts_node_child_count(x) != 3) return false;
+  if (!bs_is(x, BS_EXPANSION) || ts_node_child_count(x) != 3) return false;
   TSNode sub = ts_node_child(x, 1);
-  if (!node_is(sub, BS_SUBSCRIPT)) return false;
+  if (!bs_is(sub, BS_SUBSCRIPT)) return false;
   TSNode nm = bs_child(sub, BSF_NAME);
   TSNode ix = bs_child(sub, BSF_INDEX);
   if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
@@ -1232,10 +1230,10 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
 
   /* An unquoted plain $VAR / ${VAR} that vanished: record it so a flag that swallowed the next
    * token can be reported. */
-  if (out->n == before && (node_is(node, BS_SIMPLE_EXPANSION) ||
-                           (node_is(node, BS_EXPANSION) &&
+  if (out->n == before && (bs_is(node, BS_SIMPLE_EXPANSION) ||
+                           (bs_is(node, BS_EXPANSION) &&
                             ts_node_child_count(node) == 3 &&
-                            node_is(ts_node_child(node, 1), BS_VARIABLE_NAME))))
+                            bs_is(ts_node_child(node, 1), BS_VARIABLE_NAME))))
     push_marker(e, out, f, node, group, conditional);
 }
 
