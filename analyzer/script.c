@@ -117,12 +117,20 @@ static void add_cond(builder *b, sm_level lvl, const char *code, int file, sm_ra
   c->range = r;
 }
 
-static char *node_text(const builder *b, int file, TSNode n) {
+/* The source text of n (clamped to the file), borrowed. */
+static const char *node_span(const builder *b, int file, TSNode n, size_t *len) {
   const sm_file *f = &b->m->files[file];
   uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
   if (z > f->len) z = (uint32_t)f->len;
   if (a > z) a = z;
-  return pd_xstrndup(f->text + a, z - a);
+  *len = z - a;
+  return f->text + a;
+}
+
+static char *node_text(const builder *b, int file, TSNode n) {
+  size_t len;
+  const char *s = node_span(b, file, n, &len);
+  return pd_xstrndup(s, len);
 }
 
 static void walk(builder *b, int file, TSNode n, bool cond);
@@ -860,10 +868,9 @@ static void command(builder *b, int file, TSNode n, bool cond) {
   bool ordinary = !strpbrk(cname, "$`\"'\\") && !is_launcher_name(cname, strlen(cname));
   free(cname);
   if (ordinary) {
-    const sm_file *f = &b->m->files[file];
-    uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
-    if (z > f->len) z = (uint32_t)f->len;
-    if (a >= z || (!memchr(f->text + a, '$', z - a) && !memchr(f->text + a, '`', z - a))) return;
+    size_t len;
+    const char *t = node_span(b, file, n, &len);
+    if (!len || (!memchr(t, '$', len) && !memchr(t, '`', len))) return;
   }
 
   sh_file sf = shfile(b, file);
