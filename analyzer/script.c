@@ -769,24 +769,18 @@ out:
 static const char *const launchers[] = {"ray",  "stdbuf", "nohup",    "env",  "timeout",
                                         "exec", "time",   "torchrun", "srun", "numactl"};
 
-/* A command name (as the text [s, s+n) of a plain word) the train line can start with. */
-static bool is_launcher_name(const char *s, size_t n) {
-  const char *slash = NULL;
-  for (size_t i = 0; i < n; i++)
-    if (s[i] == '/') slash = s + i;
-  if (slash) {
-    n -= (size_t)(slash + 1 - s);
-    s = slash + 1;
-  }
-  if (n >= 6 && !strncmp(s, "python", 6)) return true;
+/* A command name the train line can start with (its last path component is looked at). */
+static bool is_launcher_name(const char *s) {
+  const char *t = base_name(s);
+  if (!strncmp(t, "python", 6)) return true;
   for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
-    if (strlen(launchers[i]) == n && !strncmp(s, launchers[i], n)) return true;
+    if (!strcmp(t, launchers[i])) return true;
   return false;
 }
 
 static bool is_launcher(const sh_field *f) {
   if (!f->resolved) return true; /* "${TRAIN_PYTHON}" */
-  return is_launcher_name(f->text, strlen(f->text));
+  return is_launcher_name(f->text);
 }
 
 /* Index of the entrypoint in argv, or -1. */
@@ -865,7 +859,7 @@ static void command(builder *b, int file, TSNode n, bool cond) {
   /* An ordinary command (echo, cat, mkdir) matters only through expansions with side effects
    * (${X:=v}, $((X=1))): without a `$` or backquote, and not named like a launcher, it cannot be
    * the train line and changes nothing, so its words are not expanded. */
-  bool ordinary = !strpbrk(cname, "$`\"'\\") && !is_launcher_name(cname, strlen(cname));
+  bool ordinary = !strpbrk(cname, "$`\"'\\") && !is_launcher_name(cname);
   free(cname);
   if (ordinary) {
     size_t len;
