@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
+#include "base/limits.h"
+#include "base/path.h"
+#include "script/bashsym.h"
 
 /* An edit in one file of the analysis, in bytes of the text the analyzer read. */
 typedef struct {
@@ -19,7 +22,7 @@ typedef struct {
   size_t n, cap;
 } edit_list;
 
-static void push_edit(edit_list *l, int file, size_t start, size_t end, const char *text) {
+static void act_push_edit(edit_list *l, int file, size_t start, size_t end, const char *text) {
   edit *e = PD_PUSH(l->items, l->n, l->cap);
   e->file = file;
   e->start = start;
@@ -41,11 +44,16 @@ static bool kind_wanted(const json_t *only, const char *kind) {
   return false;
 }
 
+/* ERROR and missing nodes under n; a cursor walks the children (ts_node_child is O(index)). */
 static size_t count_errors(TSNode n) {
   if (!ts_node_has_error(n)) return 0;
-  size_t c = (ts_node_is_missing(n) || !strcmp(ts_node_type(n), "ERROR")) ? 1 : 0;
-  uint32_t k = ts_node_child_count(n);
-  for (uint32_t i = 0; i < k; i++) c += count_errors(ts_node_child(n, i));
+  size_t c = (ts_node_is_missing(n) || bs_is(n, BS_ERROR)) ? 1 : 0;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cur)) {
+    do c += count_errors(ts_tree_cursor_current_node(&cur));
+    while (ts_tree_cursor_goto_next_sibling(&cur));
+  }
+  ts_tree_cursor_delete(&cur);
   return c;
 }
 
@@ -163,12 +171,12 @@ static json_t *action(const char *title, const char *kind, json_t *wedit) {
   return json_pack("{s:o,s:s,s:o}", "title", fm_string(title), "kind", kind, "edit", wedit);
 }
 
-static bool overlaps(size_t a, size_t b, sm_range r) { return r.start_byte <= b && a <= r.end_byte; }
+static bool act_overlaps(size_t a, size_t b, sm_range r) { return r.start_byte <= b && a <= r.end_byte; }
 
 static void finding_edits(const au_finding *f, edit_list *l) {
   for (size_t k = 0; k < f->nedits; k++) {
     const au_edit *e = &f->edits[k];
-    push_edit(l, e->file, e->range.start_byte, e->range.end_byte, e->new_text ? e->new_text : "");
+    act_push_edit(l, e->file, e->range.start_byte, e->range.end_byte, e->new_text ? e->new_text : "");
   }
 }
 
@@ -224,7 +232,7 @@ static char *override_read(void *ctx, const char *path, size_t *len) {
     *len = o->len;
     return pd_xstrndup(o->text, o->len);
   }
-  return o->inner ? o->inner->read(o->inner->ctx, path, len) : pd_read_file(path, (size_t)16 << 20, len);
+  return o->inner ? o->inner->read(o->inner->ctx, path, len) : pd_read_file(path, PD_MAX_FILE_BYTES, len);
 }
 
 /* The script's model after replacing file `file`'s text. Caller frees. */
@@ -266,7 +274,7 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   for (size_t i = 0; i < model->nflags; i++) {
     const sm_flag *g = &model->flags[i];
     if (g->file != f->file || strcmp(g->name, f->flag) != 0) continue;
-    if (overlaps(f->range.start_byte, f->range.end_byte, g->full)) {
+    if (act_overlaps(f->range.start_byte, f->range.end_byte, g->full)) {
       occ = g;
       break;
     }
@@ -284,7 +292,7 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
                               indent, f->rule);
     free(indent);
     edit_list l = {0};
-    push_edit(&l, f->file, spots[s], spots[s], text);
+    act_push_edit(&l, f->file, spots[s], spots[s], text);
     bool ok = edits_ok(m, &l, ck);
     if (ok) {
       size_t len;
@@ -332,7 +340,7 @@ static void profiling_block(json_t *out, const au_result *r, const fm_map *m, co
   free(indent);
 
   edit_list l = {0};
-  push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
+  act_push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
   bool ok = edits_ok(m, &l, ck);
   if (ok) {
     size_t len;
@@ -374,7 +382,7 @@ static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, 
         clash = mine.items[a].file == l.items[b].file && mine.items[a].start <= l.items[b].end &&
                 l.items[b].start <= mine.items[a].end;
     for (size_t a = 0; a < mine.n && !clash; a++)
-      push_edit(&l, mine.items[a].file, mine.items[a].start, mine.items[a].end, mine.items[a].text);
+      act_push_edit(&l, mine.items[a].file, mine.items[a].start, mine.items[a].end, mine.items[a].text);
     if (!clash) fixed++;
     free(mine.items);
   }
@@ -401,7 +409,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
   if (kind_wanted(o->only, "quickfix")) {
     for (size_t i = 0; i < r->nfindings; i++) {
       const au_finding *f = &r->findings[i];
-      if (f->file != file || !overlaps(a, b, f->range)) continue;
+      if (f->file != file || !act_overlaps(a, b, f->range)) continue;
       json_t *mine = json_array_get(cache->per_finding, i);
       if (json_is_null(mine)) {
         mine = json_array();

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <tree_sitter/api.h>
 
-#include "analyzer/audit.h"
+#include "audit/audit.h"
 #include "lsp/diagnostics.h"
 #include "lsp/filemap.h"
 

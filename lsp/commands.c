@@ -6,18 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"
 
-/* The trace analyzer is built by another part of the project; until its header exists the
- * command refuses clearly instead of pretending. */
-#if defined(__has_include)
-#if __has_include("analyzer/trace.h")
-#include "analyzer/trace.h"
-#define CMD_HAVE_TRACE 1
-#endif
-#endif
+#include "trace/trace.h"
 
 json_t *cmd_report(const au_result *r, const char *lang) {
   char *md = au_report_markdown(r, lang);
@@ -26,15 +19,6 @@ json_t *cmd_report(const au_result *r, const char *lang) {
   return j;
 }
 
-bool cmd_trace_available(void) {
-#ifdef CMD_HAVE_TRACE
-  return true;
-#else
-  return false;
-#endif
-}
-
-#ifdef CMD_HAVE_TRACE
 /* Where the summary goes: inside a folder of traces, or beside a single trace file. */
 static char *summary_path(const char *path) {
   struct stat st;
@@ -58,11 +42,9 @@ static bool write_text(const char *path, const char *text, char **err) {
   if (!ok) *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
   return ok;
 }
-#endif
 
 json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
   *err = NULL;
-#ifdef CMD_HAVE_TRACE
   char *md = tr_summarize(path, "md", err);
   if (!md) {
     if (!*err) *err = pd_xasprintf("cannot summarise %s", path);
@@ -81,11 +63,4 @@ json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
   }
   free(md);
   return j;
-#else
-  (void)path;
-  (void)write_file;
-  *err = pd_xstrdup("the trace analyzer is not part of this build yet (analyzer/trace.h is "
-                    "missing), so no trace summary can be produced");
-  return NULL;
-#endif
 }

@@ -10,16 +10,13 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "analyzer/audit.h"
+#include "audit/audit.h"
 
 #define CMD_REPORT "perfDoctor.report"
 #define CMD_TRACE_SUMMARY "perfDoctor.traceSummary"
 
 /* The report of an analysis. New reference. */
 json_t *cmd_report(const au_result *r, const char *lang);
-
-/* True when the trace analyzer is part of this build. */
-bool cmd_trace_available(void);
 
 /* Summary of a trace file or folder. write_file: also write it beside the traces (the folder
  * itself, or the file's folder) and add its URI. Returns a new reference, or NULL with *err set.

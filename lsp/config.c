@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 void cfg_init(cfg_settings *c) {
   memset(c, 0, sizeof *c);
@@ -23,7 +23,7 @@ void cfg_free(cfg_settings *c) {
 }
 
 /* Severity words users write; -2 when unknown. */
-static int severity_of(const char *s) {
+static int setting_severity(const char *s) {
   static const struct {
     const char *word;
     int sev;
@@ -86,7 +86,7 @@ char *cfg_load(cfg_settings *c, const json_t *json) {
     json_t *v;
     json_object_foreach(rules, rule, v) {
       int sev = -2;
-      if (json_is_string(v)) sev = severity_of(json_string_value(v));
+      if (json_is_string(v)) sev = setting_severity(json_string_value(v));
       else if (json_is_false(v)) sev = -1;
       if (sev == -2)
         pd_buf_printf(&errs, "rules.%s: expected off, critical, error, warn, warning or info\n", rule);

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analyzer/audit.h"
+#include "audit/audit.h"
 
 typedef struct {
   char *gpu;              /* NULL = from the script, else assumed H20 */

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 enum { DG_ERROR = 1, DG_WARNING = 2, DG_INFORMATION = 3 };
 
@@ -57,7 +57,7 @@ static json_t *condition(const sm_condition *c, const fm_map *m) {
                    fm_string(c->message));
 }
 
-static void add(json_t *byfile, const char *uri, json_t *diag) {
+static void dg_push(json_t *byfile, const char *uri, json_t *diag) {
   json_t *arr = json_object_get(byfile, uri);
   if (!arr) {
     arr = json_array();
@@ -72,11 +72,11 @@ json_t *dg_build(const au_result *r, const fm_map *m, const dg_options *o) {
   for (size_t i = 0; model && i < model->nconds; i++) {
     const sm_condition *c = &model->conds[i];
     if (!o->syntax && c->code && !strcmp(c->code, "syntax")) continue;
-    add(byfile, fm_uri(m, c->file), condition(c, m));
+    dg_push(byfile, fm_uri(m, c->file), condition(c, m));
   }
   for (size_t i = 0; i < r->nfindings; i++) {
     const au_finding *f = &r->findings[i];
-    add(byfile, fm_uri(m, f->file), dg_finding(f, m, o));
+    dg_push(byfile, fm_uri(m, f->file), dg_finding(f, m, o));
   }
   return byfile;
 }

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "analyzer/audit.h"
+#include "audit/audit.h"
 #include "lsp/filemap.h"
 
 typedef struct {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 /* Length in bytes of the character at s[0] (n > 0 bytes available); 1 for invalid UTF-8. */
 static size_t char_len(const unsigned char *s, size_t n) {
@@ -235,7 +235,7 @@ const TSTree *doc_parse(doc_document *d, TSParser *p) {
   return t;
 }
 
-static int hexval(char c) {
+static int uri_hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -252,7 +252,7 @@ char *doc_uri_to_path(const char *uri) {
   pd_buf b = {0};
   for (; *s && *s != '?' && *s != '#'; s++) {
     int h, l;
-    if (*s == '%' && (h = hexval(s[1])) >= 0 && (l = hexval(s[2])) >= 0) {
+    if (*s == '%' && (h = uri_hexval(s[1])) >= 0 && (l = uri_hexval(s[2])) >= 0) {
       char c = (char)(h * 16 + l);
       if (c == '\0') { /* a NUL cannot be part of a path */
         pd_buf_free(&b);

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
+#include "base/path.h"
 
 json_t *fm_string(const char *s) {
   if (!s) s = "";

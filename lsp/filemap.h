@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "analyzer/script.h"
+#include "script/script.h"
 #include "lsp/document.h"
 
 typedef struct {

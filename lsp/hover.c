@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 static bool contains(sm_range r, size_t at) { return at >= r.start_byte && at <= r.end_byte; }
 
-static bool overlaps(int fa, sm_range a, int fb, sm_range b) {
+static bool hov_overlaps(int fa, sm_range a, int fb, sm_range b) {
   return fa == fb && a.start_byte <= b.end_byte && b.start_byte <= a.end_byte;
 }
 
@@ -85,9 +85,9 @@ static void flag_hover(pd_buf *b, const au_result *r, const sm_flag *occ, const 
   for (size_t i = 0; i < r->nfindings; i++) {
     const au_finding *f = &r->findings[i];
     bool involved = (f->flag && !strcmp(f->flag, occ->name)) ||
-                    overlaps(f->file, f->range, occ->file, occ->full);
+                    hov_overlaps(f->file, f->range, occ->file, occ->full);
     for (size_t k = 0; !involved && k < f->nrelated; k++)
-      involved = overlaps(f->related[k].file, f->related[k].range, occ->file, occ->full);
+      involved = hov_overlaps(f->related[k].file, f->related[k].range, occ->file, occ->full);
     if (!involved) continue;
     if (!header) pd_buf_puts(b, md ? "**Findings:**\n" : "Findings:\n");
     header = true;
@@ -99,13 +99,7 @@ static void source_hover(pd_buf *b, const au_result *r, const char *lang, bool m
   const sm_context *c = &r->model->ctx;
   pd_buf_printf(b, md ? "**Model config:** %s\n\n" : "Model config: %s\n\n", c->model ? c->model : "(not resolved)");
   char *facts = au_hover_facts(r, "source", lang);
-  if (facts && *facts) {
-    pd_buf_printf(b, "%s\n", facts);
-  } else if (c->model) {
-    pd_buf_printf(b, "%s, %s", c->moe ? "MoE" : "dense", c->modality ? c->modality : "text");
-    if (c->moe && c->num_experts > 0) pd_buf_printf(b, ", %ld experts", c->num_experts);
-    pd_buf_putc(b, '\n');
-  }
+  if (facts && *facts) pd_buf_printf(b, "%s\n", facts);
   free(facts);
 }
 

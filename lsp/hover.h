@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "analyzer/audit.h"
+#include "audit/audit.h"
 #include "lsp/filemap.h"
 
 /* Hover at byte offset `at` of file `file` (index into the model's files); NULL when there is

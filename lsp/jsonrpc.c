@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 static void invalid(rpc_message *m, int code, const char *msg) {
   m->kind = RPC_INVALID;

@@ -5,9 +5,10 @@
 #endif
 #include <string.h>
 
-#include "analyzer/cli.h"
+#include "cli/cli.h"
+#include "lsp/server.h"
 
-static void usage(FILE *f) {
+static void main_usage(FILE *f) {
   fputs("usage: perf-doctor <command> [options]\n"
         "\n"
         "commands:\n"
@@ -30,7 +31,7 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
 #endif
   if (argc < 2) {
-    usage(stderr);
+    main_usage(stderr);
     return 2;
   }
   const char *cmd = argv[1];
@@ -43,10 +44,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-    usage(stdout);
+    main_usage(stdout);
     return 0;
   }
   fprintf(stderr, "perf-doctor: unknown command '%s'\n", cmd);
-  usage(stderr);
+  main_usage(stderr);
   return 2;
 }

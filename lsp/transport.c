@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
 
 enum { LT_CHUNK = 64 * 1024, LT_MAX_HEADER_LINE = 8 * 1024 };
 

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/audit.h"
-#include "analyzer/util.h"
+#include "audit/audit.h"
+#include "base/alloc.h"
+#include "base/path.h"
 
 #define FX_DIR PD_TESTS_DIR "/fixtures/audit/scripts/training/"
 

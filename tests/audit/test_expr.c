@@ -2,11 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/audit_expr.h"
+#include "audit/expr.h"
 #include "tests/harness.h"
 
-static bool lookup(void *ctx, const char *name, ax_value *out) {
+static bool lookup(void *ctx, int id, const char *name, ax_value *out) {
   (void)ctx;
+  (void)id;
   if (!strcmp(name, "tp")) *out = ax_num(4);
   else if (!strcmp(name, "mode")) *out = ax_str("colocate");
   else if (!strcmp(name, "unknown_fact")) *out = ax_null();
@@ -14,8 +15,9 @@ static bool lookup(void *ctx, const char *name, ax_value *out) {
   return true;
 }
 
-static bool call(void *ctx, const char *fn, const ax_value *a, size_t n, ax_value *out) {
+static bool call(void *ctx, int id, const char *fn, const ax_value *a, size_t n, ax_value *out) {
   (void)ctx;
+  (void)id;
   if (!strcmp(fn, "twice") && n == 1 && a[0].kind == AX_NUM) {
     *out = ax_num(2 * a[0].num);
     return true;

@@ -2,7 +2,8 @@
  * plus the GPU table and the verdicts that depend on them. */
 #include <math.h>
 
-#include "analyzer/audit_facts.h"
+#include "audit/facts.h"
+#include "base/device.h"
 #include "tests/audit/fixture.h"
 #include "tests/harness.h"
 
@@ -12,7 +13,11 @@ static bool within(double got, double want, double tol) {
   return ok;
 }
 
-static double fact(const au_result *r, const char *name) { return af_num(r->facts, name, NAN); }
+static double fact(const au_result *r, const char *name) {
+  ax_value v;
+  if (!af_get(r->facts, name, &v)) return NAN;
+  return v.kind == AX_NUM ? v.num : v.kind == AX_BOOL ? v.b : NAN;
+}
 
 int main(void) {
   /* Qwen3-4B on 8 GPUs, TP2 (d = 4): ≈ 2.0 B params/GPU → ≈ 18 GB static */
@@ -30,7 +35,7 @@ int main(void) {
     /* D3: 2·36·8·128·2 = 147,456 B of KV per token */
     CHECK(fact(r, "kv_bytes_token") == 147456);
     CHECK(fact(r, "M") == 95);
-    CHECK(af_num(r->facts, "gpu_assumed", 0) == 1);
+    CHECK(af_num(r->facts, AF_GPU_ASSUMED, 0) == 1);
     CHECK(fx_find(r, "R-M01") == NULL);
     au_result_free(r);
   }
@@ -83,8 +88,8 @@ int main(void) {
   r = fx_run("text/run-qwen3-4B-8xgpu.sh", "", &cfg, NULL);
   if (r) {
     CHECK(fact(r, "M") == 39.5);
-    CHECK(af_num(r->facts, "gpu_assumed", 1) == 0);
-    CHECK_STR(af_str(r->facts, "gpu_display"), "A100 40GB");
+    CHECK(af_num(r->facts, AF_GPU_ASSUMED, 1) == 0);
+    CHECK_STR(af_str(r->facts, AF_GPU_DISPLAY), "A100 40GB");
     /* 39.7 GiB peak on a 39.5 GiB card: R-M02 within its error band → borderline (info) */
     const au_finding *f = fx_find(r, "R-M02");
     CHECK(f != NULL && f->borderline && f->severity == AU_INFO);
@@ -94,12 +99,12 @@ int main(void) {
                             {"a100-40gb", "A100-40G"}, {"H200", "H200-141G"}, {"B200", "B200-192G"},
                             {"L20", "L20-48G"}, {"H20", "H20-96G"}, {"h20-141g", "H20-141G"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const af_gpu *g = af_gpu_find(names[i][0]);
+    const pd_device *g = pd_device_find(names[i][0]);
     CHECK(g != NULL);
     if (g) CHECK_STR(g->id, names[i][1]);
   }
-  CHECK(af_gpu_find("TPUv5") == NULL);
-  CHECK(af_gpu_find("H2000") == NULL);
+  CHECK(pd_device_find("TPUv5") == NULL);
+  CHECK(pd_device_find("H2000") == NULL);
   /* baselines: a setting two or more steps from the matching reference row carries the row in
    * its Cost line; one step does not. qwen3-4B@8 colocate: TP2, sglang mem 0.8 */
   r = fx_run("text/run-qwen3-4B-8xgpu.sh", "del --sequence-parallel | add --tensor-model-parallel-size 8", NULL, NULL);

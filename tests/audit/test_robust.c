@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/str.h"
 #include "tests/audit/fixture.h"
 #include "tests/harness.h"
 
@@ -75,6 +76,39 @@ int main(void) {
     CHECK(fx_find(r, "U-2") != NULL);  /* the valid rule of the same file still runs */
     au_result_free(r);
     unlink(tmp);
+  }
+  /* names are bound when the file loads: an unknown fact in a Cost template, a function that
+   * does not exist or takes other arguments are refused with the rule and the field */
+  char tmp2[] = "/tmp/pd-rules-XXXXXX";
+  fd = mkstemp(tmp2);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    const char *bad =
+        "{\"rules\": ["
+        "{\"id\": \"U-3\", \"severity\": \"warn\", \"title\": \"t\", \"cases\": [{\"when\": \"tp >= 1\", \"cost\": {\"en\": \"{no_such_fact} GiB\"}}]},"
+        "{\"id\": \"U-4\", \"severity\": \"warn\", \"title\": \"t\", \"cases\": [{\"when\": \"json_keys('--resource') == 1\"}]},"
+        "{\"id\": \"U-5\", \"severity\": \"warn\", \"title\": \"t\", \"cases\": [{\"when\": \"has('--a', '--b')\"}]},"
+        "{\"id\": \"U-6\", \"severity\": \"warn\", \"title\": \"t\", \"cases\": [{\"when\": \"tp >= 1\", \"cost\": {\"en\": \"{fixed(static_gb, 1)} GB and {{braces}}\"}}]}]}";
+    CHECK(write(fd, bad, strlen(bad)) == (ssize_t)strlen(bad));
+    close(fd);
+    au_config cfg = {0};
+    cfg.extra_rules = tmp2;
+    au_result *r = fx_run("text/run-qwen3-4B-8xgpu.sh", "", &cfg, NULL);
+    bool fact = false, fn = false, arity = false;
+    for (size_t i = 0; r && i < r->nerrors; i++) {
+      const char *e = r->errors[i];
+      fact |= strstr(e, "U-3") && strstr(e, "cases[0].cost (en)") && strstr(e, "unknown fact 'no_such_fact'");
+      fn |= strstr(e, "U-4") && strstr(e, "cases[0].when") && strstr(e, "unknown function 'json_keys'");
+      arity |= strstr(e, "U-5") && strstr(e, "has() takes 1 argument, not 2");
+    }
+    CHECK(fact);
+    CHECK(fn);
+    CHECK(arity);
+    CHECK(r && !fx_find(r, "U-3") && !fx_find(r, "U-4") && !fx_find(r, "U-5"));
+    const au_finding *u6 = fx_find(r, "U-6");
+    CHECK(u6 && strstr(u6->cost, " GB and {braces}") && !strstr(u6->cost, "?"));
+    au_result_free(r);
+    unlink(tmp2);
   }
   /* an environment finding points at the variable's assignment */
   au_result *ev = fx_run("text/run-qwen3-4B-8xgpu.sh", "sub set -ex => set -ex\nexport CUDA_DEVICE_MAX_CONNECTIONS=8", NULL, NULL);

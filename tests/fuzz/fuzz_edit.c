@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/audit.h"
-#include "analyzer/util.h"
+#include "audit/audit.h"
+#include "base/alloc.h"
 #include "lsp/document.h"
 
 static size_t ref_char_len(const unsigned char *s, size_t n) {

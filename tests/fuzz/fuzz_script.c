@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/audit.h"
-#include "analyzer/util.h"
+#include "audit/audit.h"
+#include "base/alloc.h"
 #include "tests/fuzz/fuzz_util.h"
 
 #define FZ_SCRIPT "/fuzz-ws/scripts/training/text/run-qwen3-4B-8xgpu.sh"

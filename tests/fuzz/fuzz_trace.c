@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "analyzer/trace.h"
-#include "analyzer/trace_read.h"
-#include "analyzer/util.h"
+#include "trace/trace.h"
+#include "trace/read.h"
+#include "base/alloc.h"
 
 #define FZ_SEP "\n@@RANK@@\n"
 #define FZ_MAX_FILES 4

@@ -4,7 +4,7 @@
 #   tests/fuzz/run.sh 30 build-fuzz            # every target 30 s; fails on any report
 #   ctest --test-dir build-fuzz -L fuzz        # the same smoke run from ctest
 #
-# With PD_FUZZ the core library (and the grammar) is built with coverage instrumentation and
+# With PD_FUZZ the layer libraries (and the grammar) is built with coverage instrumentation and
 # ASan+UBSan, so every other test in that build directory runs sanitized too. Do not combine
 # with PD_SANITIZE (gcc-style flags) in the same build directory.
 option(PD_FUZZ "Build the libFuzzer targets (clang only)" OFF)
@@ -16,8 +16,10 @@ if(PD_FUZZ)
   endif()
   set(_fz_cflags -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
       -fno-sanitize-recover=undefined -g)
-  target_compile_options(pdcore PRIVATE ${_fz_cflags})
-  target_link_options(pdcore INTERFACE -fsanitize=address,undefined)
+  foreach(_l ${PD_LAYERS})
+    target_compile_options(${_l} PRIVATE ${_fz_cflags})
+  endforeach()
+  target_link_options(pd_base INTERFACE -fsanitize=address,undefined)
   if(TARGET ts_bash)
     get_target_property(_fz_imported ts_bash IMPORTED)
     if(NOT _fz_imported)

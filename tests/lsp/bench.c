@@ -9,6 +9,7 @@
  * Reports p50 / p95 / max. Fails when a publish is missing or carries the wrong version, or when
  * p95 exceeds a generous bound (250 ms: this is a smoke bound for a 2-core box, not a target). */
 #include <errno.h>
+#include <stdbool.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,7 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
+#include "base/path.h"
 #include "harness.h"
 
 static int to_srv, from_srv;

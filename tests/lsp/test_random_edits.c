@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/audit.h"
-#include "analyzer/util.h"
+#include "audit/audit.h"
+#include "base/alloc.h"
+#include "base/path.h"
 #include "harness.h"
 #include "lsp/diagnostics.h"
 #include "lsp/document.h"

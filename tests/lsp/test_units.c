@@ -4,7 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
+#include "base/path.h"
 #include "harness.h"
 #include "lsp/codeaction.h"
 #include "lsp/config.h"

@@ -45,7 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyzer/util.h"
+#include "base/alloc.h"
+#include "base/path.h"
 #include "harness.h"
 
 #define TIMEOUT_MS 20000

@@ -7,9 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/fname.h"
-#include "analyzer/script.h"
-#include "analyzer/util.h"
+#include "script/fname.h"
+#include "audit/audit.h"
+#include "audit/facts.h"
+#include "script/script.h"
+#include "base/alloc.h"
+#include "base/str.h"
+#include "base/path.h"
 #include "harness.h"
 
 #define FIX PD_TESTS_DIR "/script/fixtures/scripts"
@@ -49,6 +53,23 @@ static json_t *flag_json(json_t *model, const char *name, int k) {
   return NULL;
 }
 
+/* The derived context lives in the facts: these read it there. */
+static double dnum(const sm_model *m, af_id id) {
+  au_facts *f = af_compute(m);
+  double x = af_num(f, id, -1);
+  af_free(f);
+  return x;
+}
+
+static bool dstr_is(const sm_model *m, af_id id, const char *want) {
+  au_facts *f = af_compute(m);
+  const char *s = af_str(f, id);
+  bool same = s && want && !strcmp(s, want);
+  if (!same) fprintf(stderr, "fact %s: got %s, want %s\n", af_fact_name(id), s ? s : "(null)", want);
+  af_free(f);
+  return same;
+}
+
 static long jint(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
 static const char *jstr(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
@@ -59,18 +80,19 @@ static void test_dense_colocate(void) {
   CHECK_INT(m->nflags, 73);
   CHECK_INT(m->nfiles, 3); /* script, entrypoint, model config */
   CHECK_STR(m->ctx.model, "qwen3-4B");
-  CHECK(!m->ctx.moe);
-  CHECK_STR(m->ctx.modality, "text");
-  CHECK_INT(m->ctx.gpus, 8);
-  CHECK_INT(m->ctx.nodes, 1);
-  CHECK_INT(m->ctx.gpus_per_node, 8);
-  CHECK_STR(m->ctx.mode, "colocate");
-  CHECK_INT(m->ctx.tp, 2);
-  CHECK_INT(m->ctx.pp, 1);
-  CHECK_INT(m->ctx.etp, 1);
-  CHECK_INT(m->ctx.max_response_len, 8192);
-  CHECK_STR(m->ctx.gpu, "H20-96G");
-  CHECK(m->ctx.gpu_assumed);
+  CHECK(dnum(m, AF_MOE) == 0);
+  CHECK(dstr_is(m, AF_MODALITY, "text"));
+  CHECK(dnum(m, AF_GPUS) == 8);
+  CHECK(dnum(m, AF_NODES) == 1);
+  CHECK(dnum(m, AF_GPUS_PER_NODE) == 8);
+  CHECK(dstr_is(m, AF_MODE, "colocate"));
+  CHECK(dnum(m, AF_TP) == 2);
+  CHECK(dnum(m, AF_PP) == 1);
+  CHECK(dnum(m, AF_ETP) == 1);
+  CHECK(dnum(m, AF_RESP) == 8192);
+  CHECK(m->ctx.gpu == NULL); /* nobody names one: */
+  CHECK(dstr_is(m, AF_GPU, "H20-96G"));
+  CHECK(dnum(m, AF_GPU_ASSUMED) == 1);
   CHECK_INT(m->ctx.name_gpus, 8);
   CHECK_STR(m->ctx.name_device, "gpu");
   CHECK_STR(m->ctx.name_size, "4B");
@@ -119,20 +141,20 @@ static void test_moe_async(void) {
   sm_model *m = build_file(FIX "/training/text/run-qwen35-35B-A3B-16xgpu-async.sh", NULL);
   CHECK(m->train_line_found);
   CHECK_STR(m->ctx.model, "qwen35-35B-A3B");
-  CHECK(m->ctx.moe);
-  CHECK_INT(m->ctx.num_experts, 256);
-  CHECK_STR(m->ctx.mode, "fully-async");
-  CHECK_INT(m->ctx.gpus, 16); /* 8 actor + $(( 2 * 4 )) rollout, dedicated */
-  CHECK_INT(m->ctx.actor_gpus, 8);
-  CHECK_INT(m->ctx.rollout_gpus, 8);
-  CHECK_INT(m->ctx.nodes, 2);
-  CHECK_INT(m->ctx.ep, 8);
-  CHECK_INT(m->ctx.etp, 1); /* case "${LAYOUT:-ep8}" picks the ep8 branch */
-  CHECK_INT(m->ctx.cp, 1);  /* ${CP:+...} with CP empty adds nothing */
+  CHECK(dnum(m, AF_MOE) == 1);
+  CHECK(dnum(m, AF_E) == 256);
+  CHECK(dstr_is(m, AF_MODE, "fully-async"));
+  CHECK(dnum(m, AF_GPUS) == 16); /* 8 actor + $(( 2 * 4 )) rollout, dedicated */
+  CHECK(dnum(m, AF_G_A) == 8);
+  CHECK(dnum(m, AF_G_R) == 8);
+  CHECK(dnum(m, AF_NODES) == 2);
+  CHECK(dnum(m, AF_EP) == 8);
+  CHECK(dnum(m, AF_ETP) == 1); /* case "${LAYOUT:-ep8}" picks the ep8 branch */
+  CHECK(dnum(m, AF_CP) == 1);  /* ${CP:+...} with CP empty adds nothing */
   CHECK(sm_flag_get(m, "--context-parallel-size") == NULL);
-  CHECK_INT(m->ctx.max_response_len, 16384);
-  CHECK_STR(m->ctx.gpu, "H100-80G");
-  CHECK(!m->ctx.gpu_assumed);
+  CHECK(dnum(m, AF_RESP) == 16384);
+  CHECK(dstr_is(m, AF_GPU, "H100-80G"));
+  CHECK(dnum(m, AF_GPU_ASSUMED) == 0);
 
   /* last occurrence wins; the earlier one is remembered as overridden */
   const sm_flag *d0 = nth(m, "--moe-token-dispatcher-type", 0);
@@ -169,7 +191,9 @@ static void test_moe_async(void) {
   CHECK(!has_cond(m, "syntax"));
 
   /* JSON: 1-based lines, character columns (after Chinese text) */
-  json_t *j = sm_to_json(m);
+  au_facts *facts = af_compute(m);
+  json_t *j = au_context_json(m, facts);
+  af_free(facts);
   json_t *seed = flag_json(j, "--seed", 0);
   CHECK(seed && jint(seed, "line") == 45 && jint(seed, "column") == 28);
   CHECK_STR(jstr(j, "arch"), "moe");
@@ -219,9 +243,12 @@ static bool subset(json_t *want, json_t *got, const char *where) {
   return true;
 }
 
+/* What `perf-doctor context --format json` prints: the model and its derived context. */
 static void test_expected_json(const char *script, const char *expected) {
   sm_model *m = build_file(script, NULL);
-  json_t *got = sm_to_json(m);
+  au_facts *facts = af_compute(m);
+  json_t *got = au_context_json(m, facts);
+  af_free(facts);
   json_error_t err;
   json_t *want = json_load_file(expected, 0, &err);
   CHECK(want != NULL);
@@ -323,7 +350,7 @@ static void test_half_typed(void) {
   m = build_text("/tmp/run-half2.sh", s2, NULL);
   CHECK(!m->train_line_found);
   CHECK(has_cond(m, "no-train-line"));
-  CHECK_INT(m->ctx.tp, 4);
+  CHECK(dnum(m, AF_TP) == 4);
   CHECK(sm_flag_on(m, "--sequence-parallel"));
   sm_model_free(m);
 
@@ -475,12 +502,13 @@ static void test_source_path_growth(void) {
 static void test_gpu_choice(void) {
   const char *s = "# perf-doctor: gpu=a100-40gb\nX_ARGS=(--lr 1)\n";
   sm_model *m = build_text("/tmp/run-g.sh", s, NULL);
-  CHECK_STR(m->ctx.gpu, "A100-40G");
-  CHECK(!m->ctx.gpu_assumed);
+  CHECK_STR(m->ctx.gpu, "a100-40gb"); /* as the script writes it */
+  CHECK(dstr_is(m, AF_GPU, "A100-40G"));
+  CHECK(dnum(m, AF_GPU_ASSUMED) == 0);
   sm_model_free(m);
   sm_options opt = {.gpu = "h800"};
   m = build_text("/tmp/run-g.sh", s, &opt);
-  CHECK_STR(m->ctx.gpu, "H800-80G");
+  CHECK(dstr_is(m, AF_GPU, "H800-80G"));
   sm_model_free(m);
 }
 

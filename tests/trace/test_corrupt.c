@@ -8,9 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyzer/trace.h"
-#include "analyzer/trace_rank.h"
-#include "analyzer/util.h"
+#include "trace/trace.h"
+#include "trace/rank.h"
+#include "base/alloc.h"
+#include "base/path.h"
 #include "harness.h"
 
 #define GOOD_GZ PD_SHARED_DIR "/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/trace.h"
+#include "trace/trace.h"
 #include "harness.h"
 
 #define TRACES PD_SHARED_DIR "/traces/"

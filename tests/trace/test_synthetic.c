@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/trace.h"
-#include "analyzer/util.h"
+#include "trace/trace.h"
+#include "base/alloc.h"
 #include "harness.h"
 
 static void check_close(const char *what, double got, double want) {

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/trace_event.h"
-#include "analyzer/trace_iv.h"
-#include "analyzer/trace_rank.h"
-#include "analyzer/trace_read.h"
-#include "analyzer/util.h"
+#include "trace/event.h"
+#include "trace/iv.h"
+#include "trace/rank.h"
+#include "trace/read.h"
+#include "base/alloc.h"
 #include "harness.h"
 
 static void test_intervals(void) {

@@ -1,0 +1,118 @@
+/* audit: script model -> facts -> findings (the rule engine's public face).
+ *
+ * This header is the whole contract the CLI (`check`) and the LSP server use. They know nothing
+ * of individual rules: findings carry everything needed to render a diagnostic, a report entry
+ * or a quick fix. */
+#ifndef PD_AUDIT_H
+#define PD_AUDIT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "script/script.h"
+
+typedef enum { AU_INFO = 0, AU_WARN = 1, AU_CRITICAL = 2 } au_severity;
+
+/* A text edit in one of the model's files (index into sm_model.files): replace range with text. */
+typedef struct {
+  int file;
+  sm_range range;
+  char *new_text;
+} au_edit;
+
+/* Another place the finding depends on (the model config's --num-experts, the NOTE comment). */
+typedef struct {
+  int file;
+  sm_range range;
+  char *message;
+} au_related;
+
+typedef struct {
+  char *rule;           /* "R-P10" */
+  char *category;       /* "config" | "memory" | "performance" */
+  au_severity severity; /* after NOTE downgrade and user overrides */
+  bool borderline;      /* within the estimate's error band (shown as info) */
+  char *title, *why, *setting, *cost, *fix, *skip_if; /* in the requested language */
+  char *flag;           /* main flag involved, or NULL */
+  int file;             /* where to point: the flag (and value) that causes it */
+  sm_range range;
+  au_related *related;
+  size_t nrelated;
+  au_edit *edits;       /* mechanical fix, may be empty */
+  size_t nedits;
+  bool preferred;       /* the one obvious fix (LSP isPreferred) */
+  bool safe;            /* applying it cannot make the job fail to start (for "fix all safe") */
+  char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
+} au_finding;
+
+typedef struct {
+  char *rule;
+  int severity; /* au_severity, or -1 = disabled */
+} au_override;
+
+/* The rule catalog (built-in rules plus an optional user rule file) and the baselines, loaded
+ * and compiled once, then shared read-only by any number of analyses. Loading them costs far
+ * more than analysing a launch script, so the CLI (many scripts) and the LSP server (every edit)
+ * keep one. */
+typedef struct au_rules au_rules;
+
+/* Loads the built-in data (rules, baselines, messages) and, when extra_rules is non-NULL, the
+ * user's rule file. Problems
+ * (unreadable file, bad rule) are appended to *errors (caller frees each and the array) and do
+ * not stop the load: the rules that are valid are kept. Never NULL; free with au_rules_free. */
+au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors);
+/* Drops one reference: the loader's, or one an au_result took. Freed when none is left. */
+void au_rules_free(au_rules *rules);
+
+typedef struct {
+  const au_rules *rules;        /* NULL = load the rules for this one run (slow; see above) */
+  const char *gpu;              /* the GPU the user names; NULL = the script's comment, else
+                                   H20 96GB (assumed) */
+  const char *lang;             /* "en" | "zh"; NULL = en */
+  const char *model_config_dir; /* NULL = discover */
+  const char *extra_rules;      /* path of a user rule file, NULL = none (only when !rules) */
+  const au_override *overrides;
+  size_t noverrides;
+  const sm_reader *reader;      /* NULL = disk */
+  const char *workspace_root;
+  sm_cache *cache;              /* sourced files parsed once (see sm_cache); NULL = none */
+  sm_resume *resume;            /* resume the model's build (see sm_resume); NULL = none */
+} au_config;
+
+typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */
+
+typedef struct {
+  sm_model *model;
+  au_facts *facts;
+  au_finding *findings;  /* sorted: severity desc, then file/line */
+  size_t nfindings;
+  char **errors;         /* problems with rule files etc. (not findings); may be empty */
+  size_t nerrors;
+  au_rules *rules;       /* the rules used: a reference the result holds (for hovers) */
+} au_result;
+
+/* Runs the whole audit on text[0..len) of `path`. `tree` as in sm_build. Never NULL; caller frees
+ * with au_result_free. */
+au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
+                  const au_config *cfg);
+void au_result_free(au_result *r);
+
+/* Renderers. Each returns a fresh string / new JSON reference. */
+char *au_report_markdown(const au_result *r, const char *lang);
+json_t *au_report_json(const au_result *r);
+json_t *au_report_sarif(au_result *const *rs, size_t n);
+
+/* The model and its derived context (mode, layout, GPU totals, from the facts) as the
+ * `perf-doctor context` JSON object; new reference. au_context_text is its text form; caller
+ * frees. */
+json_t *au_context_json(const sm_model *m, const au_facts *facts);
+char *au_context_text(const sm_model *m, const au_facts *facts);
+
+/* Documentation of a flag for hovers ("what it does", default), or NULL when unknown. */
+const char *au_flag_doc(const char *flag, const char *lang);
+/* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
+ * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
+char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
+
+#endif

@@ -1,0 +1,115 @@
+/* catalog: the rule catalog as data (analyzer/data/rules.json and user rule files).
+ *
+ * A rule file is JSON: {"rules": [rule, ...]}. A rule has id, category (config | memory |
+ * performance), severity (critical | warn | info), title/why/fix/skip_if as {"en": .., "zh": ..},
+ * optional "skip" (expression: the rule does not apply when true), "note" ("info" = a NOTE
+ * comment on the flag downgrades to info, the default; "skip" = it silences the finding),
+ * "at" (flags the finding points at, first present wins), "anchor" ("source": point at the
+ * model-config `source` line when no flag is present), and "cases": the first case whose
+ * "when" expression is true produces the finding ("each": true reports every case that holds).
+ * A case may set "severity", "at", "at_env" (a variable whose assignment the finding points at
+ * when no `at` flag is present), "ratio" + "band" (estimate / limit: applies above 1 + band,
+ * borderline within ±band), "cost" and "fix_title" templates ({expression} is replaced by its
+ * value), "edits" ([{op: set|add|remove, flag, value, near: [anchor flags], if: expression}])
+ * and "safe".
+ *
+ * A rule may also say "related": "model-config": the finding then points, as related
+ * information, at the model config's architecture flags it rests on.
+ *
+ * Expressions and {templates} are compiled and bound when the file loads: a rule that names an
+ * unknown fact or function, or calls one with the wrong number of arguments, is refused with
+ * the place ("rules.json: R-P04: cases[0].cost: ...").
+ *
+ * A later file's rule with the same id replaces the earlier one (user overrides); a rule with
+ * "disabled": true removes it. */
+#ifndef PD_AUDIT_CATALOG_H_
+#define PD_AUDIT_CATALOG_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "audit/audit.h"
+#include "audit/expr.h"
+#include "audit/template.h"
+
+typedef struct {
+  char *en, *zh; /* either may be NULL */
+} ac_text;
+
+/* A localized template: zh NULL falls back to en. */
+typedef struct {
+  at_tpl *en, *zh;
+} ac_tpl;
+
+typedef enum { AC_SET, AC_ADD, AC_REMOVE } ac_op;
+
+typedef struct {
+  ac_op op;
+  char *flag;
+  at_tpl *value; /* template, NULL for a switch */
+  char **near;   /* anchors for add, in order of preference */
+  size_t nnear;
+  ax_expr *cond; /* NULL = always */
+} ac_edit;
+
+typedef struct {
+  ax_expr *when;
+  ax_expr *ratio; /* NULL = no error band */
+  double band;
+  int severity;   /* -1 = the rule's */
+  char **at;
+  size_t nat;
+  char *at_env;   /* point at this shell variable's assignment when no `at` flag is present */
+  ac_tpl cost, fix_title;
+  ac_edit *edits;
+  size_t nedits;
+  bool safe;
+} ac_case;
+
+typedef struct {
+  char *id, *category;
+  au_severity severity;
+  ac_text title, why, fix, skip_if;
+  ax_expr *skip;
+  bool note_skips;
+  bool anchor_source;
+  bool related_config; /* "related": "model-config" */
+  bool each;       /* report every case that holds, not only the first */
+  char **at;
+  size_t nat;
+  ac_case *cases;
+  size_t ncases, capcases;
+} ac_rule;
+
+typedef struct {
+  ac_rule *rules;
+  size_t n, cap;
+} ac_catalog;
+
+/* An empty catalog; free with ac_free. */
+ac_catalog *ac_new(void);
+void ac_free(ac_catalog *c);
+
+/* Adds the rules of one JSON document (text[0..len)); origin names it in messages. Rules with
+ * errors are skipped; each problem is appended to *errs (malloc'd strings, caller frees).
+ * Returns false when the document itself cannot be read. */
+bool ac_load(ac_catalog *c, const char *text, size_t len, const char *origin, char ***errs,
+             size_t *nerrs, size_t *caperrs);
+
+/* A copy of a built-in data file ("rules.json", "baselines.json", "messages.json"): embedded at
+ * build time (analyzer/data/embed.cmake), else read from PD_DATA_DIR. Caller frees; NULL when
+ * absent. */
+char *ac_data_text(const char *name, size_t *len);
+
+/* The rule's text in lang ("zh" falls back to English when missing). */
+const char *ac_tr(const ac_text *t, const char *lang);
+/* The template in lang (the same fallback); NULL when there is none. */
+const at_tpl *ac_tpl_in(const ac_tpl *t, const char *lang);
+
+/* The resolver rule expressions and templates are bound with: the facts and the functions. */
+int ac_resolve(void *ctx, const char *name, bool is_call, size_t nargs, char **why);
+
+/* The rule with this id, or NULL. */
+const ac_rule *ac_find(const ac_catalog *c, const char *id);
+
+#endif

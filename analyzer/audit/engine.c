@@ -1,0 +1,353 @@
+/* engine: runs the rule catalog over the facts of one script and turns matches into findings.
+ *
+ * For each rule: the skip expression, then the first case whose trigger holds; a case with an
+ * error band ("ratio") gives applies / borderline / not applicable; a `# NOTE(...)` on the flag
+ * downgrades to info (or silences, per rule); user overrides change severity or disable; the
+ * finding gets its location, texts (templates filled from facts), baseline anchor and edits. */
+#include "audit/audit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/au_int.h"
+#include "audit/edits.h"
+#include "audit/facts.h"
+#include "base/alloc.h"
+#include "base/limits.h"
+#include "base/path.h"
+
+/* ---- the rule set ---- */
+
+struct au_rules {
+  int refs; /* the loader's plus one per au_result using them */
+  ac_catalog *cat;
+  ab_baselines *bl;
+  au_messages *msgs;
+};
+
+const ac_catalog *au_rules_catalog(const au_rules *rs) { return rs ? rs->cat : NULL; }
+const ab_baselines *au_rules_baselines(const au_rules *rs) { return rs ? rs->bl : NULL; }
+const au_messages *au_rules_messages(const au_rules *rs) { return rs ? rs->msgs : NULL; }
+
+static void load_user_rules(au_rules *rs, const char *path, char ***errors, size_t *nerrors,
+                            size_t *cap) {
+  size_t n = 0;
+  char *user = pd_read_file(path, PD_MAX_FILE_BYTES, &n);
+  if (!user) {
+    *PD_PUSH(*errors, *nerrors, *cap) = pd_xasprintf("%s: cannot read rule file", path);
+    return;
+  }
+  ac_load(rs->cat, user, n, path, errors, nerrors, cap);
+  free(user);
+}
+
+au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors) {
+  au_rules *rs = pd_xcalloc(1, sizeof *rs);
+  rs->refs = 1;
+  size_t cap = *nerrors; /* the caller's array may be full: grow from its length */
+  rs->cat = ac_new();
+  size_t len = 0;
+  char *text = ac_data_text("rules.json", &len);
+  if (text) ac_load(rs->cat, text, len, "built-in rules", errors, nerrors, &cap);
+  else *PD_PUSH(*errors, *nerrors, cap) = pd_xstrdup("built-in rule catalog not found");
+  free(text);
+  text = ac_data_text("messages.json", &len);
+  rs->msgs = au_messages_load(text, len, errors, nerrors, &cap);
+  free(text);
+  if (extra_rules) load_user_rules(rs, extra_rules, errors, nerrors, &cap);
+  rs->bl = ab_load();
+  return rs;
+}
+
+void au_rules_free(au_rules *rs) {
+  if (!rs || --rs->refs > 0) return;
+  ab_free(rs->bl);
+  ac_free(rs->cat);
+  au_messages_free(rs->msgs);
+  free(rs);
+}
+
+/* ---- one analysis ---- */
+
+typedef struct {
+  au_finding *items;
+  size_t n, cap;
+} finding_list;
+
+typedef struct {
+  const sm_model *m;
+  const au_facts *facts;
+  const ax_env *env;
+  const au_config *cfg;
+  const au_rules *rules;
+  const char *lang;
+  finding_list *out;
+} run_ctx;
+
+static char *msg(const run_ctx *x, au_msg_id id, const ax_value *args) {
+  return au_msg(x->rules->msgs, id, x->lang, x->env, args);
+}
+
+/* The Setting line: the flag with its values and where it is set. */
+static char *setting_text(const run_ctx *x, const sm_flag *fl, const char *flag_name) {
+  if (!fl) {
+    if (!flag_name) return msg(x, AU_MSG_SETTING_WHOLE, NULL);
+    ax_value a = ax_str(flag_name);
+    return msg(x, AU_MSG_SETTING_NOT_SET, &a);
+  }
+  const sm_model *m = x->m;
+  pd_buf v = {0}, place = {0};
+  pd_buf_printf(&v, "`%s", fl->name);
+  for (size_t i = 0; i < fl->nvalues && i < 8; i++) pd_buf_printf(&v, " %s", fl->values[i].text);
+  if (fl->nvalues > 8) pd_buf_puts(&v, " …");
+  pd_buf_puts(&v, "`");
+  const char *path = fl->file >= 0 && (size_t)fl->file < m->nfiles ? m->files[fl->file].path : "";
+  ax_value at[2] = {ax_str(pd_path_base(path)), ax_num(fl->full.start_line + 1)};
+  au_msg_append(&place, x->rules->msgs, fl->file != 0 ? AU_MSG_SETTING_FILE_LINE : AU_MSG_SETTING_LINE,
+                x->lang, x->env, fl->file != 0 ? at : at + 1);
+  ax_value group = ax_str(fl->group);
+  if (fl->group) au_msg_append(&place, x->rules->msgs, AU_MSG_SETTING_GROUP, x->lang, x->env, &group);
+  if (fl->conditional) au_msg_append(&place, x->rules->msgs, AU_MSG_SETTING_CONDITIONAL, x->lang, x->env, NULL);
+  ax_value w[2] = {ax_str(v.data), ax_str(place.data)};
+  char *s = msg(x, AU_MSG_SETTING_WHERE, w);
+  pd_buf_free(&v);
+  pd_buf_free(&place);
+  return s;
+}
+
+static bool overridden_severity(const au_config *cfg, const char *id, int *sev) {
+  bool found = false;
+  for (size_t i = 0; i < cfg->noverrides; i++)
+    if (cfg->overrides[i].rule && !strcmp(cfg->overrides[i].rule, id)) {
+      *sev = cfg->overrides[i].severity;
+      found = true;
+    }
+  return found;
+}
+
+/* Wraps f->cost in message id ({cost} and one more argument). */
+static void wrap_cost(const run_ctx *x, au_finding *f, au_msg_id id, const char *extra) {
+  ax_value a[2] = {ax_str(f->cost), ax_str(extra)};
+  char *s = msg(x, id, a);
+  free(f->cost);
+  f->cost = s;
+}
+
+static au_related *add_related(au_finding *f, size_t *cap, int file, sm_range r, char *message) {
+  au_related *rel = PD_PUSH(f->related, f->nrelated, *cap);
+  rel->file = file;
+  rel->range = r;
+  rel->message = message;
+  return rel;
+}
+
+/* Where the finding points: the flag, else the variable's assignment, else the `source` line
+ * or the train command. */
+static void place_finding(const run_ctx *x, au_finding *f, const ac_rule *r, const sm_flag *loc,
+                          const sm_var *var) {
+  const sm_model *m = x->m;
+  if (loc) {
+    f->file = loc->file;
+    f->range = loc->full;
+  } else if (var) {
+    free(f->setting);
+    ax_value a[3] = {ax_str(var->name), ax_str(var->value), ax_num(var->range.start_line + 1)};
+    f->setting = msg(x, AU_MSG_SETTING_VARIABLE, a);
+    f->file = var->file;
+    f->range = var->range;
+  } else if (r->anchor_source && m->source_file >= 0) {
+    f->file = m->source_file;
+    f->range = m->source_range;
+  } else {
+    f->file = m->train_line_found ? m->train_file : 0;
+    f->range = m->train_line_found ? m->train_range : sm_range_at(m, 0, 0, 0);
+    if (m->train_line_found) {
+      /* point at the first line of the command, not the whole pipeline */
+      f->range.end_line = f->range.start_line;
+      f->range.end_col = f->range.start_col + 1;
+      f->range.end_byte = f->range.start_byte + 1;
+    }
+  }
+}
+
+/* The reasons a finding is shown below its severity, appended to its Cost line. */
+static void explain_downgrades(const run_ctx *x, au_finding *f, const sm_flag *loc, bool noted,
+                               bool conditional, bool no_train, size_t *relcap) {
+  if (noted) {
+    ax_value a = ax_str(loc->note);
+    add_related(f, relcap, loc->note_file, loc->note_range, msg(x, AU_MSG_RELATED_NOTE, &a));
+    wrap_cost(x, f, AU_MSG_COST_NOTED, loc->note);
+  }
+  if (conditional) wrap_cost(x, f, AU_MSG_COST_CONDITIONAL, NULL);
+  if (no_train) wrap_cost(x, f, AU_MSG_COST_NO_TRAIN, NULL);
+  if (f->borderline) wrap_cost(x, f, AU_MSG_COST_BORDERLINE, NULL);
+}
+
+/* The model config's flags the finding rests on, for rules that say "related": "model-config". */
+static void relate_model_config(const run_ctx *x, const ac_rule *r, au_finding *f, size_t *relcap) {
+  const sm_model *m = x->m;
+  if (!r->related_config || m->source_file < 0) return;
+  const sm_flag *arch = sm_flag_get(m, "--num-experts");
+  if (!arch) arch = sm_flag_get(m, "--num-layers");
+  if (!arch || arch->file == f->file) return;
+  ax_value a = ax_str(arch->name);
+  add_related(f, relcap, arch->file, arch->full, msg(x, AU_MSG_RELATED_ARCH, &a));
+}
+
+static void fill_texts(const run_ctx *x, au_finding *f, const ac_rule *r, const ac_case *c) {
+  f->title = pd_xstrdup(ac_tr(&r->title, x->lang));
+  f->why = pd_xstrdup(ac_tr(&r->why, x->lang));
+  f->fix = pd_xstrdup(ac_tr(&r->fix, x->lang));
+  f->skip_if = pd_xstrdup(ac_tr(&r->skip_if, x->lang));
+  pd_buf cost = {0};
+  at_render(&cost, ac_tpl_in(&c->cost, x->lang), x->env, NULL);
+  f->cost = pd_buf_take(&cost);
+}
+
+static void fill_fix(const run_ctx *x, au_finding *f, const ac_rule *r, const ac_case *c,
+                     const sm_flag *loc) {
+  char *anchor = ab_anchor(x->rules->bl, x->rules->msgs, x->facts, f->flag, x->lang);
+  if (anchor) wrap_cost(x, f, AU_MSG_COST_BASELINE, anchor);
+  free(anchor);
+  au_build_edits(f, x->m, c, x->env, loc, x->lang, x->rules->msgs);
+  f->safe = c->safe && f->nedits > 0;
+  f->preferred = f->nedits > 0;
+  if (!f->nedits) return;
+  const at_tpl *t = ac_tpl_in(&c->fix_title, x->lang);
+  if (t) {
+    pd_buf b = {0};
+    at_render(&b, t, x->env, NULL);
+    f->fix_title = pd_buf_take(&b);
+  } else {
+    ax_value a[2] = {ax_str(r->id), ax_str(f->title)};
+    f->fix_title = msg(x, AU_MSG_FIX_TITLE, a);
+  }
+}
+
+/* The finding of case c, unless a NOTE silences it. */
+static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bool borderline,
+                        int severity) {
+  const sm_model *m = x->m;
+  const sm_flag *loc = au_first_present(m, c->at, c->nat);
+  const sm_var *var = NULL;
+  if (!loc && c->at_env) {
+    var = sm_var_get(m, c->at_env);
+    if (var && (var->file < 0 || (size_t)var->file >= m->nfiles)) var = NULL;
+  }
+  if (!loc && !var) loc = au_first_present(m, r->at, r->nat);
+  /* the flag the finding is about even when absent (for the Setting line) */
+  const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
+  bool noted = loc && loc->note;
+  if (noted && r->note_skips) return;
+  au_finding *f = PD_PUSH(x->out->items, x->out->n, x->out->cap);
+  memset(f, 0, sizeof *f);
+  f->rule = pd_xstrdup(r->id);
+  f->category = pd_xstrdup(r->category);
+  /* a flag set only in an if/case branch may not be passed at all: say so, at info */
+  bool conditional = loc && loc->conditional;
+  /* without a train command the arrays were only assumed to be passed: nothing is certain */
+  bool no_train = !m->train_line_found;
+  if (borderline || noted || conditional || no_train) severity = AU_INFO;
+  f->severity = (au_severity)severity;
+  f->borderline = borderline;
+  fill_texts(x, f, r, c);
+  f->flag = loc ? pd_xstrdup(loc->name) : flag_name ? pd_xstrdup(flag_name) : NULL;
+  f->setting = setting_text(x, loc, flag_name);
+  place_finding(x, f, r, loc, var);
+  size_t relcap = 0;
+  explain_downgrades(x, f, loc, noted, conditional, no_train, &relcap);
+  relate_model_config(x, r, f, &relcap);
+  fill_fix(x, f, r, c, loc);
+}
+
+static void eval_rule(const run_ctx *x, const ac_rule *r) {
+  int ov = 0;
+  bool has_ov = overridden_severity(x->cfg, r->id, &ov);
+  if (has_ov && ov < 0) return;
+  if (r->skip && ax_truth(ax_eval(r->skip, x->env)) == 1) return;
+  for (size_t ci = 0; ci < r->ncases; ci++) {
+    const ac_case *c = &r->cases[ci];
+    if (ax_truth(ax_eval(c->when, x->env)) != 1) continue;
+    bool borderline = false;
+    if (c->ratio) {
+      ax_value rv = ax_eval(c->ratio, x->env);
+      if (rv.kind != AX_NUM || rv.num <= 1 - c->band) continue;
+      borderline = rv.num <= 1 + c->band;
+    }
+    int sev = has_ov ? ov : c->severity >= 0 ? c->severity : (int)r->severity;
+    report_case(x, r, c, borderline, sev);
+    /* rules whose triggers are independent ("any of") report every case that holds; the
+     * others only the first (a NOTE that silences it silences the rule) */
+    if (!r->each) return;
+  }
+}
+
+static int cmp_findings(const void *a, const void *b) {
+  const au_finding *x = a, *y = b;
+  if (x->severity != y->severity) return (int)y->severity - (int)x->severity;
+  if (x->file != y->file) return x->file - y->file;
+  if (x->range.start_line != y->range.start_line)
+    return x->range.start_line < y->range.start_line ? -1 : 1;
+  return strcmp(x->rule, y->rule);
+}
+
+au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
+                  const au_config *cfg) {
+  static const au_config defaults = {0};
+  if (!cfg) cfg = &defaults;
+  sm_options opt = {0};
+  opt.model_config_dir = cfg->model_config_dir;
+  opt.gpu = cfg->gpu;
+  opt.reader = cfg->reader;
+  opt.workspace_root = cfg->workspace_root;
+  opt.cache = cfg->cache;
+  opt.resume = cfg->resume;
+  au_result *r = pd_xcalloc(1, sizeof *r);
+  r->model = sm_build(path, text, len, tree, &opt);
+  r->facts = af_compute(r->model);
+
+  au_rules *rules = (au_rules *)cfg->rules; /* only the reference count changes */
+  if (rules) rules->refs++;
+  else rules = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
+  r->rules = rules;
+  ax_env env = af_env(r->facts);
+  finding_list out = {0};
+  run_ctx x = {r->model, r->facts, &env, cfg, rules, cfg->lang ? cfg->lang : "en", &out};
+  /* a shell file that passes no flag at all is not a launch script: nothing to say */
+  bool launch = r->model->train_line_found || r->model->nflags > 0;
+  for (size_t i = 0; launch && i < rules->cat->n; i++) eval_rule(&x, &rules->cat->rules[i]);
+  if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
+  r->findings = out.items;
+  r->nfindings = out.n;
+  return r;
+}
+
+static void finding_free(au_finding *f) {
+  free(f->rule);
+  free(f->category);
+  free(f->title);
+  free(f->why);
+  free(f->setting);
+  free(f->cost);
+  free(f->fix);
+  free(f->skip_if);
+  free(f->flag);
+  free(f->fix_title);
+  for (size_t i = 0; i < f->nrelated; i++) free(f->related[i].message);
+  free(f->related);
+  for (size_t i = 0; i < f->nedits; i++) free(f->edits[i].new_text);
+  free(f->edits);
+}
+
+void au_result_free(au_result *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->nfindings; i++) finding_free(&r->findings[i]);
+  free(r->findings);
+  for (size_t i = 0; i < r->nerrors; i++) free(r->errors[i]);
+  free(r->errors);
+  af_free(r->facts);
+  if (r->model) sm_model_free(r->model);
+  au_rules_free(r->rules);
+  free(r);
+}

@@ -1,0 +1,278 @@
+/* facts_fn: the functions rule triggers and templates call, as a table {name, arity, fn}.
+ *
+ * Flag functions look at the script model: has('--x') (present), on('--x') (switch on),
+ * cond('--x') (set only in a branch), num('--x'[, default]), str('--x'[, default]),
+ * hasval('--x', 'v'), maxval('--x') (largest number among the values), nvals('--x'),
+ * note('--x') (a NOTE explains it), env('NAME') / train_env('NAME') (script environment /
+ * --train-env-vars), json_has('--x', 'key'), json_num('--x', 'key'). Numeric and string
+ * helpers: min, max, ceil, floor, abs, log2, pow2ceil, gcd, in(x, a, b, ...), contains(s, sub),
+ * startswith(s, p), def(x, fallback), known(x), fixed(x, digits) (x with that many decimals). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/facts_int.h"
+#include "base/alloc.h"
+#include "base/str.h"
+
+typedef ax_value (*fn_impl)(au_facts *f, const ax_value *a, size_t n);
+
+/* ---- flag functions: a[0] is the flag's name (the binding checked the arity, not the types) */
+
+static const sm_flag *flag_arg(const au_facts *f, const ax_value *a) {
+  return a[0].kind == AX_STR ? sm_flag_get(f->m, a[0].str) : NULL;
+}
+
+static ax_value fn_has(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  return a[0].kind == AX_STR ? ax_bool(flag_arg(f, a) != NULL) : ax_null();
+}
+
+static ax_value fn_on(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  return a[0].kind == AX_STR ? ax_bool(sm_flag_on(f->m, a[0].str)) : ax_null();
+}
+
+static ax_value fn_cond(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_STR) return ax_null();
+  const sm_flag *fl = flag_arg(f, a);
+  return ax_bool(fl && fl->conditional);
+}
+
+static ax_value fn_num(au_facts *f, const ax_value *a, size_t n) {
+  if (a[0].kind != AX_STR) return ax_null();
+  if (!flag_arg(f, a) && n >= 2) return a[1];
+  double x = af_flag_num(f->m, a[0].str, NAN);
+  return isnan(x) ? ax_null() : ax_num(x);
+}
+
+static ax_value fn_str(au_facts *f, const ax_value *a, size_t n) {
+  if (a[0].kind != AX_STR) return ax_null();
+  const sm_flag *fl = flag_arg(f, a);
+  if (!fl) return n >= 2 ? a[1] : ax_null();
+  if (fl->nvalues && !fl->values[0].resolved) return ax_null();
+  return ax_str(sm_flag_str(f->m, a[0].str));
+}
+
+static ax_value fn_hasval(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_STR || a[1].kind != AX_STR) return ax_null();
+  const sm_flag *fl = flag_arg(f, a);
+  bool hit = false;
+  for (size_t i = 0; fl && i < fl->nvalues && !hit; i++) hit = !strcmp(fl->values[i].text, a[1].str);
+  return fl ? ax_bool(hit) : ax_null();
+}
+
+/* The largest number among the values (whitespace-separated words included: $(seq ...)). */
+static ax_value fn_maxval(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const sm_flag *fl = flag_arg(f, a);
+  double best = NAN;
+  for (size_t i = 0; fl && i < fl->nvalues; i++) {
+    const char *p = fl->values[i].text;
+    while (p && *p) {
+      char *end;
+      double x = strtod(p, &end);
+      if (end == p) {
+        p++;
+        continue;
+      }
+      if (isnan(best) || x > best) best = x;
+      p = end;
+    }
+  }
+  return isnan(best) ? ax_null() : ax_num(best);
+}
+
+static ax_value fn_nvals(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const sm_flag *fl = flag_arg(f, a);
+  return fl ? ax_num((double)fl->nvalues) : ax_null();
+}
+
+static ax_value fn_note(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_STR) return ax_null();
+  const sm_flag *fl = flag_arg(f, a);
+  return ax_bool(fl && fl->note);
+}
+
+/* An exported shell variable of the script, else a RUNTIME_ENV_JSON-style assignment. */
+static ax_value fn_env(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_STR) return ax_null();
+  const sm_var *var = sm_var_get(f->m, a[0].str);
+  char *v = var && var->known && var->exported ? pd_xstrdup(var->value) : af_env_scan(f->m, a[0].str);
+  return v ? ax_str(af_own(f, v)) : ax_null();
+}
+
+static ax_value fn_train_env(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_STR) return ax_null();
+  const sm_flag *fl = sm_flag_get(f->m, "--train-env-vars");
+  json_t *x = fl && fl->json ? json_object_get(fl->json, a[0].str) : NULL;
+  return json_is_string(x) ? ax_str(af_own(f, pd_xstrdup(json_string_value(x)))) : ax_null();
+}
+
+static json_t *json_member(au_facts *f, const ax_value *a) {
+  const sm_flag *fl = flag_arg(f, a);
+  if (!fl || !fl->json || !json_is_object(fl->json) || a[1].kind != AX_STR) return NULL;
+  return json_object_get(fl->json, a[1].str);
+}
+
+static ax_value fn_json_has(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const sm_flag *fl = flag_arg(f, a);
+  if (!fl || !fl->json || a[1].kind != AX_STR) return ax_null();
+  return ax_bool(json_member(f, a) != NULL);
+}
+
+static ax_value fn_json_num(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  json_t *x = json_member(f, a);
+  if (json_is_array(x) && json_is_number(json_array_get(x, 1)))
+    return ax_num(json_number_value(json_array_get(x, 1)));
+  return json_is_number(x) ? ax_num(json_number_value(x)) : ax_null();
+}
+
+/* ---- numbers and strings ---- */
+
+static ax_value minmax(const ax_value *a, size_t n, bool want_min) {
+  double r = NAN;
+  for (size_t i = 0; i < n; i++) {
+    if (a[i].kind != AX_NUM) return ax_null();
+    if (isnan(r) || (want_min ? a[i].num < r : a[i].num > r)) r = a[i].num;
+  }
+  return ax_num(r);
+}
+
+static ax_value fn_min(au_facts *f, const ax_value *a, size_t n) {
+  (void)f;
+  return minmax(a, n, true);
+}
+
+static ax_value fn_max(au_facts *f, const ax_value *a, size_t n) {
+  (void)f;
+  return minmax(a, n, false);
+}
+
+static ax_value unary(const ax_value *a, double (*op)(double)) {
+  if (a[0].kind != AX_NUM) return ax_null();
+  double x = op(a[0].num);
+  return isnan(x) ? ax_null() : ax_num(x);
+}
+
+static double log2_pos(double x) { return x > 0 ? log2(x) : NAN; }
+static double pow2ceil(double x) { return x <= 1 ? 1 : pow(2, ceil(log2(x) - 1e-12)); }
+
+static ax_value fn_ceil(au_facts *f, const ax_value *a, size_t n) { (void)f, (void)n; return unary(a, ceil); }
+static ax_value fn_floor(au_facts *f, const ax_value *a, size_t n) { (void)f, (void)n; return unary(a, floor); }
+static ax_value fn_abs(au_facts *f, const ax_value *a, size_t n) { (void)f, (void)n; return unary(a, fabs); }
+static ax_value fn_log2(au_facts *f, const ax_value *a, size_t n) { (void)f, (void)n; return unary(a, log2_pos); }
+static ax_value fn_pow2ceil(au_facts *f, const ax_value *a, size_t n) { (void)f, (void)n; return unary(a, pow2ceil); }
+
+static ax_value fn_gcd(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  if (a[0].kind != AX_NUM || a[1].kind != AX_NUM) return ax_null();
+  double x = fabs(a[0].num), y = fabs(a[1].num);
+  while (y > 0.5) {
+    double t = fmod(x, y);
+    x = y;
+    y = t;
+  }
+  return ax_num(x);
+}
+
+static ax_value fn_in(au_facts *f, const ax_value *a, size_t n) {
+  (void)f;
+  if (a[0].kind == AX_NULL) return ax_null();
+  bool hit = false;
+  for (size_t i = 1; i < n && !hit; i++) {
+    if (a[0].kind == AX_STR && a[i].kind == AX_STR) hit = !strcmp(a[0].str, a[i].str);
+    else if (a[0].kind == AX_NUM && a[i].kind == AX_NUM) hit = a[0].num == a[i].num;
+  }
+  return ax_bool(hit);
+}
+
+static ax_value fn_contains(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  if (a[0].kind != AX_STR || a[1].kind != AX_STR) return ax_null();
+  return ax_bool(strstr(a[0].str, a[1].str) != NULL);
+}
+
+static ax_value fn_startswith(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  if (a[0].kind != AX_STR || a[1].kind != AX_STR) return ax_null();
+  return ax_bool(pd_str_starts(a[0].str, a[1].str));
+}
+
+static ax_value fn_def(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  return a[0].kind == AX_NULL ? a[1] : a[0];
+}
+
+static ax_value fn_known(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  return ax_bool(a[0].kind != AX_NULL);
+}
+
+/* fixed(x, digits): x printed with that many decimals (a string), for message templates. */
+static ax_value fn_fixed(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  if (a[0].kind != AX_NUM || a[1].kind != AX_NUM || a[1].num < 0 || a[1].num > 6) return ax_null();
+  return ax_str(af_own(f, pd_xasprintf("%.*f", (int)a[1].num, a[0].num)));
+}
+
+/* ---- the table ---- */
+
+#define MANY 16
+
+static const struct {
+  const char *name;
+  size_t min, max; /* arguments */
+  fn_impl fn;
+} fns[] = {
+    {"has", 1, 1, fn_has},          {"on", 1, 1, fn_on},
+    {"cond", 1, 1, fn_cond},        {"num", 1, 2, fn_num},
+    {"str", 1, 2, fn_str},          {"hasval", 2, 2, fn_hasval},
+    {"maxval", 1, 1, fn_maxval},    {"nvals", 1, 1, fn_nvals},
+    {"note", 1, 1, fn_note},        {"env", 1, 1, fn_env},
+    {"train_env", 1, 1, fn_train_env}, {"json_has", 2, 2, fn_json_has},
+    {"json_num", 2, 2, fn_json_num}, {"min", 1, MANY, fn_min},
+    {"max", 1, MANY, fn_max},       {"ceil", 1, 1, fn_ceil},
+    {"floor", 1, 1, fn_floor},      {"abs", 1, 1, fn_abs},
+    {"log2", 1, 1, fn_log2},        {"pow2ceil", 1, 1, fn_pow2ceil},
+    {"gcd", 2, 2, fn_gcd},          {"in", 2, MANY, fn_in},
+    {"contains", 2, 2, fn_contains}, {"startswith", 2, 2, fn_startswith},
+    {"def", 2, 2, fn_def},          {"known", 1, 1, fn_known},
+    {"fixed", 2, 2, fn_fixed},
+};
+
+#define NFNS (sizeof fns / sizeof fns[0])
+
+int af_fn_id(const char *name, size_t nargs, char **why) {
+  for (size_t i = 0; i < NFNS; i++) {
+    if (strcmp(fns[i].name, name) != 0) continue;
+    if (nargs >= fns[i].min && nargs <= fns[i].max) return (int)i;
+    if (why) {
+      if (fns[i].min == fns[i].max)
+        *why = pd_xasprintf("%s() takes %zu argument%s, not %zu", name, fns[i].min,
+                            fns[i].min == 1 ? "" : "s", nargs);
+      else
+        *why = pd_xasprintf("%s() takes %zu to %zu arguments, not %zu", name, fns[i].min,
+                            fns[i].max, nargs);
+    }
+    return -1;
+  }
+  return -1;
+}
+
+size_t af_fn_count(void) { return NFNS; }
+const char *af_fn_name(size_t i) { return i < NFNS ? fns[i].name : NULL; }
+
+bool af_call(au_facts *f, int id, const ax_value *a, size_t n, ax_value *out) {
+  if (id < 0 || (size_t)id >= NFNS || n < fns[id].min || n > fns[id].max) return false;
+  *out = fns[id].fn(f, a, n);
+  return true;
+}

@@ -1,0 +1,306 @@
+/* facts_mem: the model's shape as its config states it, its parameter counts, and the memory
+ * arithmetic of catalog section D (static bytes, activations, logits, rollout engines). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/facts_int.h"
+#include "base/str.h"
+
+
+/* Parses Megatron's --moe-layer-freq: an integer k (every k-th layer is MoE), a python list
+ * "[0,1,1]" or an expression "[0]*3+[1]*75". Returns the number of MoE layers, or -1. */
+static long moe_layers_of(const char *s, long layers) {
+  if (!s || !*s) return layers;
+  long k;
+  if (pd_parse_long(s, &k)) return k > 0 ? layers / k + (layers % k != 0) : -1; /* no overflow */
+  long count = 0, total = 0;
+  const char *p = s;
+  while (*p) {
+    while (*p == ' ' || *p == '+') p++;
+    if (*p != '[') return -1;
+    const char *close = strchr(p, ']');
+    if (!close) return -1;
+    long ones = 0, items = 0;
+    for (const char *q = p + 1; q < close; q++) {
+      if (isdigit((unsigned char)*q)) {
+        items++;
+        if (*q != '0') ones++;
+        while (q + 1 < close && isdigit((unsigned char)q[1])) q++;
+      }
+    }
+    p = close + 1;
+    long rep = 1;
+    while (*p == ' ') p++;
+    if (*p == '*') {
+      p++;
+      char *end;
+      rep = strtol(p, &end, 10);
+      if (end == p) return -1;
+      p = end;
+    }
+    count += ones * rep;
+    total += items * rep;
+    while (*p == ' ') p++;
+  }
+  return total > 0 ? count : -1;
+}
+
+
+/* ---- the arithmetic of catalog section D ---- */
+
+
+static void shape_params(af_shape *s) {
+  double attn;
+  if (s->mla) {
+    double qk = s->qk + s->qkpos;
+    double q = s->qlora > 0 ? s->h * s->qlora + s->qlora * s->heads * qk : s->h * s->heads * qk;
+    double kv = s->h * (s->kvlora + s->qkpos) + s->kvlora * s->heads * (s->qk + s->vdim);
+    attn = q + kv + s->heads * s->vdim * s->h;
+  } else {
+    attn = s->h * s->heads * s->kvc * (s->gate ? 2 : 1) + 2 * s->h * s->groups * s->kvc +
+           s->heads * s->kvc * s->h;
+  }
+  double mf = s->swiglu ? 3 : 2;
+  double dense_layers = s->L - s->moe_layers;
+  s->P_emb = s->V * s->h * (s->tied ? 1 : 2);
+  double moe_dense = s->E > 0 ? mf * s->h * s->Fs + s->h * s->E : 0;
+  s->P_dense = s->L * attn + dense_layers * mf * s->h * s->F + s->moe_layers * moe_dense + s->P_emb;
+  s->P_expert = s->E > 0 ? s->moe_layers * s->E * mf * s->h * s->Fe : 0;
+  s->P = s->P_dense + s->P_expert;
+  s->P_active = s->P_dense + (s->E > 0 ? s->moe_layers * s->topk * mf * s->h * s->Fe : 0);
+}
+
+/* Default vocabulary of a model family when the config does not pass --vocab-size. */
+static double family_vocab(const char *model, bool *assumed) {
+  static const struct { const char *prefix; double v; } tab[] = {
+      {"qwen35", 248320}, {"qwen3.5", 248320}, {"qwen36", 248320}, {"qwen3.6", 248320},
+      {"qwen38", 248320}, {"qwen3-omni", 152064}, {"qwen25", 152064}, {"qwen3", 151936},
+      {"qwen2", 151936}, {"llama3", 128256}, {"glm5", 154880}, {"kimi", 163840},
+      {"deepseek", 129280}, {"gemma4", 262144}, {"dotsocr", 151936},
+  };
+  *assumed = false;
+  if (model) {
+    char low[128];
+    size_t n = 0;
+    for (const char *p = model; *p && n + 1 < sizeof low; p++) low[n++] = (char)tolower((unsigned char)*p);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+      if (pd_str_starts(low, tab[i].prefix)) return tab[i].v;
+  }
+  *assumed = true;
+  return 151936;
+}
+
+
+/* Static bytes on the busiest GPU of an actor of g_a GPUs (catalog D1). */
+static double static_bytes(const af_shape *s, const af_mem_cfg *c, double g_a, double *params_gpu) {
+  double stage = ceil(s->L / c->pp) / s->L;
+  double emb_stage = c->pp > 1 ? s->V * s->h : s->P_emb;
+  double pd = stage * (s->P_dense - s->P_emb) / c->tp + emb_stage / c->tp;
+  double pe = stage * s->P_expert / (c->etp * c->ep);
+  double d = g_a / (c->tp * c->pp);          /* DP·CP: the dense optimizer shards */
+  double edp = g_a / (c->etp * c->ep * c->pp); /* experts shard over expert-DP */
+  if (d < 1) d = 1;
+  if (edp < 1) edp = 1;
+  double keep = 1 - c->offload_frac;
+  if (params_gpu) *params_gpu = pd + pe;
+  return pd * (c->w_bytes + c->g_bytes + keep * c->opt_bytes / d) +
+         pe * (c->w_bytes + c->g_bytes + keep * c->opt_bytes / edp);
+}
+
+/* Activation bytes per token per layer (catalog D2), before the recompute choice. */
+static double act_per_token_layer(const af_shape *s, double tp, double etp, bool sp) {
+  double h = s->h, gd = s->groups * s->kvc;
+  if (s->mla) gd = s->heads * s->vdim / 4;
+  double attn_part = 12 * h + 4 * gd;
+  double mlp;
+  if (s->E > 0 && s->moe_layers > 0) {
+    double frac_moe = s->moe_layers / s->L;
+    double moe = s->topk * (6 * s->Fe + 2 * h) / etp + 6 * s->Fs / tp;
+    double dense = 6 * s->F / tp;
+    mlp = frac_moe * moe + (1 - frac_moe) * dense;
+  } else {
+    mlp = 6 * s->F / tp;
+  }
+  double a = attn_part / tp + mlp;
+  if (!sp && tp > 1) a += 4 * h * (1 - 1 / tp); /* norm/residual copies stay replicated */
+  return a;
+}
+
+
+/* ---- the shape ---- */
+
+static void read_dims(const sm_model *m, af_shape *s) {
+  s->L = af_flag_num(m, "--num-layers", NAN);
+  s->h = af_flag_num(m, "--hidden-size", NAN);
+  s->F = af_flag_num(m, "--ffn-hidden-size", NAN);
+  s->heads = af_flag_num(m, "--num-attention-heads", NAN);
+  s->groups = af_flag_num(m, "--num-query-groups", s->heads);
+  s->kvc = af_flag_num(m, "--kv-channels", s->h / s->heads);
+  s->E = af_flag_num(m, "--num-experts", 0);
+  s->topk = af_flag_num(m, "--moe-router-topk", s->E > 0 ? 2 : 0);
+  s->Fe = af_flag_num(m, "--moe-ffn-hidden-size", s->F);
+  s->Fs = af_flag_num(m, "--moe-shared-expert-intermediate-size", 0);
+  s->tied = !sm_flag_on(m, "--untie-embeddings-and-output-weights");
+  s->swiglu = sm_flag_on(m, "--swiglu");
+  s->gate = sm_flag_on(m, "--attention-output-gate");
+  s->mla = sm_flag_get(m, "--kv-lora-rank") != NULL || sm_flag_on(m, "--multi-latent-attention");
+  s->qlora = af_flag_num(m, "--q-lora-rank", 0);
+  s->kvlora = af_flag_num(m, "--kv-lora-rank", 512);
+  s->qk = af_flag_num(m, "--qk-head-dim", 128);
+  s->qkpos = af_flag_num(m, "--qk-pos-emb-head-dim", 64);
+  s->vdim = af_flag_num(m, "--v-head-dim", 128);
+}
+
+static void read_layers(au_facts *f, af_shape *s) {
+  const sm_model *m = f->m;
+  /* the layer count may be unknown (NaN) or absurd: never cast those to an integer */
+  bool layers_ok = !isnan(s->L) && s->L >= 0 && s->L <= 1e9;
+  s->moe_layers = s->E <= 0 ? 0
+                  : layers_ok ? (double)moe_layers_of(sm_flag_str(m, "--moe-layer-freq"), (long)s->L)
+                              : NAN;
+  if (s->moe_layers < 0) s->moe_layers = s->L;
+  s->hybrid_attn = sm_flag_on(m, "--use-gated-attention") || s->gate ||
+                   sm_flag_get(m, "--linear-attention-freq");
+  double lfreq = af_flag_num(m, "--linear-attention-freq", 4);
+  if (isnan(lfreq) || lfreq < 1) lfreq = 4;
+  s->L_attn = s->hybrid_attn ? ceil(s->L / lfreq) : s->L;
+  if (s->hybrid_attn) af_assume(f, "hybrid linear attention: KV cache counted for every %s-th layer", "4");
+}
+
+bool af_read_shape(au_facts *f, af_shape *s) {
+  const sm_model *m = f->m;
+  read_dims(m, s);
+  bool vassumed = false;
+  double v = af_flag_num(m, "--vocab-size", NAN);
+  if (isnan(v)) v = family_vocab(m->ctx.model ? m->ctx.model : m->ctx.name_model, &vassumed);
+  s->V = v;
+  if (vassumed) af_assume(f, "vocabulary size unknown: assumed %s (Qwen)", "151,936");
+  read_layers(f, s);
+  bool shape_ok = !isnan(s->L) && !isnan(s->h) && !isnan(s->F) && !isnan(s->heads) && s->L > 0 &&
+                  s->h > 0 && s->heads > 0 && !isnan(s->E) && !isnan(s->Fe) && !isnan(s->Fs);
+  if (!shape_ok && sm_flag_get(m, "--num-layers") == NULL)
+    af_assume(f, "model architecture unknown (no model config found): memory rules skipped%s", "");
+  af_setb(f, AF_MOE, s->E > 0);
+  af_setn(f, AF_E, s->E);
+  af_setu(f, AF_TOPK, s->topk);
+  af_setu(f, AF_L, s->L);
+  af_setu(f, AF_H, s->h);
+  af_setu(f, AF_F, s->F);
+  af_setu(f, AF_FE, s->Fe);
+  af_setu(f, AF_FS, s->Fs);
+  af_setu(f, AF_HEADS, s->heads);
+  af_setu(f, AF_GROUPS, s->groups);
+  af_setu(f, AF_KVC, s->kvc);
+  af_setn(f, AF_V, s->V);
+  af_setb(f, AF_TIED, s->tied);
+  af_setu(f, AF_MOE_LAYERS, s->moe_layers);
+  af_setu(f, AF_L_ATTN, s->L_attn);
+  af_setb(f, AF_MLA, s->mla);
+  af_setb(f, AF_HYBRID_ATTN, s->hybrid_attn);
+  return shape_ok;
+}
+
+/* ---- memory ---- */
+
+static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) {
+  const sm_model *m = f->m;
+  double g_a = af_num(f, AF_G_A, NAN);
+  if (isnan(g_a) || g_a <= 0) return;
+  double params_gpu;
+  double st = static_bytes(s, mc, g_a, &params_gpu);
+  af_mem_cfg resident = *mc;
+  resident.offload_frac = 0;
+  double st_res = static_bytes(s, &resident, g_a, NULL);
+  af_setn(f, AF_PARAMS_GPU_B, params_gpu / 1e9);
+  af_setn(f, AF_STATIC, st / AF_GIB);
+  af_setn(f, AF_STATIC_GB, st / 1e9);
+  af_setn(f, AF_STATIC_RESIDENT, st_res / AF_GIB);
+  af_setn(f, AF_STATIC_RESIDENT_GB, st_res / 1e9);
+  af_setn(f, AF_BYTES_PER_PARAM, params_gpu > 0 ? st / params_gpu : 0);
+  af_setn(f, AF_BYTES_PER_PARAM_RESIDENT, params_gpu > 0 ? st_res / params_gpu : 0);
+  /* host RAM for the offloaded optimizer (+ pinned fp32 grads) and weight backups */
+  double nodes = ceil(g_a / af_num(f, AF_G_NODE, NAN));
+  if (nodes < 1) nodes = 1;
+  double tags = 1 + ((sm_flag_on(m, "--use-kl-loss") || af_flag_num(m, "--kl-coef", 0) != 0) ? 1 : 0) +
+                (sm_flag_on(m, "--keep-old-actor") ? 1 : 0);
+  bool offload = af_num(f, AF_OFFLOAD, 0) != 0;
+  double host_node = (offload ? 16 * s->P / nodes : 0) + 2 * s->P / nodes * tags;
+  af_setu(f, AF_HOST_NEEDED, host_node / AF_GIB);
+  af_setn(f, AF_BACKUP_TAGS, tags);
+}
+
+/* Activations and logits (catalog D2); returns the activation + logits bytes of the peak. */
+static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cfg *mc) {
+  const sm_model *m = f->m;
+  bool dyn = af_num(f, AF_DYN, 0) != 0, full = af_num(f, AF_RECOMPUTE_FULL, 0) != 0;
+  double T = af_num(f, AF_T, NAN), T_lp = af_num(f, AF_T_LP, NAN);
+  double tokens = dyn ? T : af_num(f, AF_MBS, NAN) * af_num(f, AF_CTX_EFF, NAN);
+  double tp = mc->tp, pp = mc->pp;
+  double apl = act_per_token_layer(s, tp, mc->etp, af_num(f, AF_SP, 0) != 0);
+  double Lst = ceil(s->L / pp);
+  double inflight = pp > 1 ? pp : 1;
+  double act_none = tokens * Lst * apl * inflight;
+  double act_full = tokens * (Lst * 2 * s->h / tp * inflight + apl);
+  double logits = tokens * s->V * 6 / tp;
+  double logits_lp = (dyn ? T_lp : tokens) * s->V * 6 / tp;
+  double chunk = af_flag_num(m, "--log-probs-chunk-size", -1);
+  if (!isnan(chunk) && chunk > 0 && chunk < logits_lp) logits_lp = chunk * s->V * 6 / tp;
+  af_setu(f, AF_ACT_NORECOMPUTE, act_none / AF_GIB);
+  af_setu(f, AF_ACT_RECOMPUTE, act_full / AF_GIB);
+  double act = full ? act_full : act_none;
+  af_setu(f, AF_ACT, act / AF_GIB);
+  if (sm_flag_on(m, "--recompute-loss-function")) logits /= 2;
+  af_setu(f, AF_LOGITS, logits / AF_GIB);
+  af_setu(f, AF_LOGITS_LP, logits_lp / AF_GIB);
+  af_setn(f, AF_OVERHEAD, 2.5);
+  if (f->set[AF_STATIC] && f->v[AF_STATIC].kind == AX_NUM) {
+    double st = f->v[AF_STATIC].num;
+    af_setu(f, AF_PEAK, st + (act + logits) / AF_GIB + 2.5);
+    af_setu(f, AF_PEAK_NORECOMPUTE, st + (act_none + logits) / AF_GIB + 2.5);
+    af_setu(f, AF_PEAK_RESIDENT, f->v[AF_STATIC_RESIDENT].num + (act + logits) / AF_GIB + 2.5);
+  }
+  return act + logits;
+}
+
+/* Rollout engines (catalog D3). */
+static void memory_rollout(au_facts *f, const af_shape *s, const pd_device *g) {
+  double kvb = s->mla ? s->L * (s->kvlora + s->qkpos) * 2 : 2 * s->L_attn * s->groups * s->kvc * 2;
+  af_setn(f, AF_KV_BYTES_TOKEN, kvb);
+  double wq = 2 * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
+  af_setn(f, AF_ROLLOUT_WEIGHTS, wq / gpe / AF_GIB);
+  double fr = isnan(frac) ? 0.8 : frac;
+  double pool = fr * g->usable_gib * AF_GIB * gpe - wq;
+  af_setn(f, AF_KV_TOKENS, pool > 0 ? pool / kvb : 0);
+}
+
+/* The smallest actor GPU count that fits this layout (catalog D5). */
+static void memory_fit(au_facts *f, const af_shape *s, const af_mem_cfg *mc, const pd_device *g,
+                       double dynamic) {
+  double unit = mc->tp * mc->pp * mc->cp, eunit = mc->etp * mc->ep * mc->pp;
+  double fit = NAN;
+  for (double ga = 1; ga <= 4096; ga++) {
+    if (fmod(ga, unit) != 0 || fmod(ga, eunit) != 0) continue;
+    double st = static_bytes(s, mc, ga, NULL);
+    if ((st + dynamic) / AF_GIB + 2.5 <= 0.9 * g->usable_gib) {
+      fit = ga;
+      break;
+    }
+  }
+  af_setu(f, AF_MIN_GPUS_FIT, fit);
+}
+
+void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, const pd_device *g) {
+  shape_params(s);
+  af_setn(f, AF_P, s->P);
+  af_setn(f, AF_P_B, s->P / 1e9);
+  af_setn(f, AF_P_ACTIVE_B, s->P_active / 1e9);
+  af_setn(f, AF_P_EXPERT, s->P_expert);
+  af_setn(f, AF_P_DENSE, s->P_dense);
+  af_setn(f, AF_LAYER_PARAMS, (s->P - s->P_emb) / s->L);
+  memory_static(f, s, mc);
+  double dynamic = memory_activations(f, s, mc);
+  memory_rollout(f, s, g);
+  memory_fit(f, s, mc, g, dynamic);
+}

@@ -1,0 +1,98 @@
+/* messages: every sentence the audit writes that is not a rule's own text (report headings,
+ * the Setting line, downgrade reasons, hover facts), as data: analyzer/data/messages.json holds
+ * the English and Chinese templates, this list holds their ids and the arguments each takes.
+ *
+ * Templates are compiled once (with the catalog) and may use, besides their own arguments, any
+ * fact and function a rule can: "{g_a} GPUs", "{fixed(static_gb, 1)} GB". A message the data
+ * file lacks, or a template that names an unknown argument, fact or function, is refused at
+ * load with the message's key. */
+#ifndef PD_AUDIT_MESSAGES_H
+#define PD_AUDIT_MESSAGES_H
+
+#include <stddef.h>
+
+#include "audit/expr.h"
+#include "base/alloc.h"
+
+/* X(enum suffix, key in messages.json, argument names separated by commas) */
+#define AU_MESSAGES(X)                                                                           \
+  X(SETTING_WHOLE, "setting.whole_script", "")                                                   \
+  X(SETTING_NOT_SET, "setting.not_set", "flag")                                                  \
+  X(SETTING_WHERE, "setting.where", "value,place")                                               \
+  X(SETTING_LINE, "setting.line", "line")                                                        \
+  X(SETTING_FILE_LINE, "setting.file_line", "file,line")                                         \
+  X(SETTING_GROUP, "setting.group", "group")                                                     \
+  X(SETTING_CONDITIONAL, "setting.conditional", "")                                              \
+  X(SETTING_VARIABLE, "setting.variable", "name,value,line")                                     \
+  X(COST_NOTED, "cost.noted", "cost,note")                                                       \
+  X(COST_CONDITIONAL, "cost.conditional", "cost")                                                \
+  X(COST_NO_TRAIN, "cost.no_train_line", "cost")                                                 \
+  X(COST_BORDERLINE, "cost.borderline", "cost")                                                  \
+  X(COST_BASELINE, "cost.baseline", "cost,baseline")                                             \
+  X(RELATED_NOTE, "related.note", "note")                                                        \
+  X(RELATED_ARCH, "related.architecture", "flag")                                                \
+  X(FIX_REMOVE, "fix.remove", "edit")                                                            \
+  X(FIX_SET, "fix.set", "edit")                                                                  \
+  X(FIX_ADD, "fix.add", "edit")                                                                  \
+  X(FIX_SEP, "fix.separator", "")                                                                \
+  X(FIX_TITLE, "fix.title", "rule,title")                                                        \
+  X(MD_TITLE, "md.title", "script")                                                              \
+  X(MD_CONTEXT, "md.context", "")                                                                \
+  X(MD_CONTEXT_GPUS, "md.context.gpus", "")                                                      \
+  X(MD_CONTEXT_NO_GPUS, "md.context.no_gpus", "")                                                \
+  X(MD_CONTEXT_REST, "md.context.rest", "")                                                      \
+  X(MD_PERFORMANCE, "md.performance", "")                                                        \
+  X(MD_MEMORY, "md.memory", "")                                                                  \
+  X(MD_NONE, "md.none", "")                                                                      \
+  X(MD_FINDING, "md.finding", "tag,rule,title,setting,cost,fix,skip_if")                         \
+  X(MD_SUMMARY, "md.summary", "critical,warn,info")                                              \
+  X(MD_TOP, "md.top_action", "rule,title,fix")                                                   \
+  X(MD_TOP_NONE, "md.top_action_none", "")                                                       \
+  X(HOVER_RES_ACTOR, "hover.resource.actor", "")                                                 \
+  X(HOVER_RES_ROLLOUT, "hover.resource.rollout", "")                                             \
+  X(HOVER_RES_TOTAL, "hover.resource.total", "")                                                 \
+  X(HOVER_RES_DP, "hover.resource.dp", "")                                                       \
+  X(HOVER_RES_ENGINES, "hover.resource.engines", "")                                             \
+  X(HOVER_RES_FIT, "hover.resource.fit", "")                                                     \
+  X(HOVER_MODEL, "hover.model", "")                                                              \
+  X(HOVER_MODEL_PARAMS, "hover.model.params", "")                                                \
+  X(HOVER_MODEL_ACTIVE, "hover.model.active", "")                                                \
+  X(HOVER_MODEL_LAYERS, "hover.model.layers", "")                                                \
+  X(HOVER_MODEL_EXPERTS, "hover.model.experts", "")                                              \
+  X(HOVER_MODEL_STATIC, "hover.model.static", "")                                                \
+  X(HOVER_LAYOUT, "hover.layout", "")                                                            \
+  X(HOVER_LAYOUT_DP, "hover.layout.dp", "")                                                      \
+  X(HOVER_LAYOUT_EXPERTS, "hover.layout.experts", "")                                            \
+  X(HOVER_LAYOUT_STATIC, "hover.layout.static", "")                                              \
+  X(HOVER_PEAK, "hover.peak", "")                                                                \
+  X(HOVER_ENGINES, "hover.engines", "")                                                          \
+  X(HOVER_ENGINES_KV, "hover.engines.kv", "")                                                    \
+  X(HOVER_HOST, "hover.host", "")                                                                \
+  X(BASELINE_ROW, "baseline.row", "model,gpus,source")                                           \
+  X(BASELINE_VALUE, "baseline.value", "label,value")
+
+typedef enum {
+#define AU_MSG_ENUM_(id, key, args) AU_MSG_##id,
+  AU_MESSAGES(AU_MSG_ENUM_)
+#undef AU_MSG_ENUM_
+  AU_MSG_COUNT
+} au_msg_id;
+
+typedef struct au_messages au_messages;
+
+/* Compiles the messages of a JSON document {"messages": {key: {"en": .., "zh": ..}}}. Problems
+ * are appended to *errs ("messages.json: md.title: ..."); a message that fails is rendered as
+ * its key. Never NULL; free with au_messages_free. */
+au_messages *au_messages_load(const char *text, size_t len, char ***errs, size_t *nerrs,
+                              size_t *caperrs);
+void au_messages_free(au_messages *ms);
+
+/* Appends message id in lang ("zh", else English) to b; args are the message's arguments in
+ * the order its X-macro entry names them; facts (may be NULL) answers fact names. */
+void au_msg_append(pd_buf *b, const au_messages *ms, au_msg_id id, const char *lang,
+                   const ax_env *facts, const ax_value *args);
+/* The same as a fresh string; caller frees. */
+char *au_msg(const au_messages *ms, au_msg_id id, const char *lang, const ax_env *facts,
+             const ax_value *args);
+
+#endif

@@ -1,0 +1,161 @@
+#include "base/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+uint64_t pd_hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t pd_hash_str(const char *s) {
+  uint64_t h = PD_HASH_SEED;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* ---- string keys ---- */
+
+static size_t map_probe(const pd_map *m, const char *key, size_t len, uint64_t h) {
+  size_t mask = m->cap - 1, i = h & mask;
+  for (;; i = (i + 1) & mask) {
+    const pd_map_slot *s = &m->slots[i];
+    if (!s->key || (s->hash == h && s->len == len && !memcmp(s->key, key, len))) return i;
+  }
+}
+
+bool pd_map_getn(const pd_map *m, const char *key, size_t len, size_t *value) {
+  if (!m->cap) return false;
+  const pd_map_slot *s = &m->slots[map_probe(m, key, len, pd_hash(PD_HASH_SEED, key, len))];
+  if (!s->key) return false;
+  if (value) *value = s->value;
+  return true;
+}
+
+bool pd_map_get(const pd_map *m, const char *key, size_t *value) {
+  return pd_map_getn(m, key, strlen(key), value);
+}
+
+static void map_grow(pd_map *m) {
+  size_t oldcap = m->cap;
+  pd_map_slot *old = m->slots;
+  m->cap = oldcap ? oldcap * 2 : 16;
+  m->slots = pd_xcalloc(m->cap, sizeof *m->slots);
+  for (size_t j = 0; j < oldcap; j++) {
+    if (!old[j].key) continue;
+    size_t i = old[j].hash & (m->cap - 1);
+    while (m->slots[i].key) i = (i + 1) & (m->cap - 1);
+    m->slots[i] = old[j];
+  }
+  free(old);
+}
+
+pd_map_slot *pd_map_putn(pd_map *m, const char *key, size_t len, bool *added) {
+  if ((m->n + 1) * 2 > m->cap) map_grow(m);
+  uint64_t h = pd_hash(PD_HASH_SEED, key, len);
+  pd_map_slot *s = &m->slots[map_probe(m, key, len, h)];
+  if (added) *added = !s->key;
+  if (!s->key) {
+    s->key = pd_xstrndup(key, len);
+    s->len = len;
+    s->hash = h;
+    s->value = 0;
+    m->n++;
+  }
+  return s;
+}
+
+pd_map_slot *pd_map_put(pd_map *m, const char *key, bool *added) {
+  return pd_map_putn(m, key, strlen(key), added);
+}
+
+const char *pd_map_key(const pd_map *m, const char *key) {
+  if (!m->cap) return NULL;
+  size_t len = strlen(key);
+  return m->slots[map_probe(m, key, len, pd_hash(PD_HASH_SEED, key, len))].key;
+}
+
+bool pd_map_next(const pd_map *m, size_t *it, const char **key, size_t *value) {
+  for (; *it < m->cap; (*it)++) {
+    const pd_map_slot *s = &m->slots[*it];
+    if (!s->key) continue;
+    if (key) *key = s->key;
+    if (value) *value = s->value;
+    (*it)++;
+    return true;
+  }
+  return false;
+}
+
+void pd_map_clone(pd_map *dst, const pd_map *src) {
+  dst->cap = src->cap;
+  dst->n = src->n;
+  dst->slots = NULL;
+  if (!src->cap) return;
+  dst->slots = pd_xmalloc(src->cap * sizeof *dst->slots);
+  memcpy(dst->slots, src->slots, src->cap * sizeof *dst->slots);
+  for (size_t i = 0; i < dst->cap; i++)
+    if (dst->slots[i].key) dst->slots[i].key = pd_xstrndup(src->slots[i].key, src->slots[i].len);
+}
+
+void pd_map_free(pd_map *m) {
+  for (size_t i = 0; i < m->cap; i++) free(m->slots[i].key);
+  free(m->slots);
+  m->slots = NULL;
+  m->cap = m->n = 0;
+}
+
+/* ---- an index over the caller's items ---- */
+
+uint64_t pd_hash_i64(int64_t x) {
+  uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+bool pd_index_find(const pd_index *x, uint64_t hash, pd_index_eq eq, const void *items,
+                   const void *key, size_t *item) {
+  if (!x->cap) return false;
+  size_t mask = x->cap - 1;
+  for (size_t i = hash & mask; x->slots[i]; i = (i + 1) & mask)
+    if (eq(items, x->slots[i] - 1, key)) {
+      *item = x->slots[i] - 1;
+      return true;
+    }
+  return false;
+}
+
+static void index_place(pd_index *x, uint64_t hash, size_t item, pd_index_eq eq,
+                        const void *items, const void *key) {
+  size_t mask = x->cap - 1, i = hash & mask;
+  for (; x->slots[i]; i = (i + 1) & mask)
+    if (key && eq(items, x->slots[i] - 1, key)) {
+      x->slots[i] = (uint32_t)item + 1;
+      return;
+    }
+  x->slots[i] = (uint32_t)item + 1;
+  x->n++;
+}
+
+void pd_index_add(pd_index *x, uint64_t hash, size_t item, pd_index_eq eq, pd_index_hash rehash,
+                  const void *items, const void *key) {
+  if ((x->n + 1) * 2 > x->cap) {
+    size_t oldcap = x->cap;
+    uint32_t *old = x->slots;
+    x->cap = oldcap ? oldcap * 2 : 4096;
+    x->slots = pd_xcalloc(x->cap, sizeof *x->slots);
+    x->n = 0;
+    for (size_t j = 0; j < oldcap; j++)
+      if (old[j]) index_place(x, rehash(items, old[j] - 1), old[j] - 1, eq, items, NULL);
+    free(old);
+  }
+  index_place(x, hash, item, eq, items, key);
+}
+
+void pd_index_free(pd_index *x) {
+  free(x->slots);
+  x->slots = NULL;
+  x->cap = x->n = 0;
+}

@@ -1,0 +1,96 @@
+#include "base/path.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "base/limits.h"
+
+const char *pd_read_error(int err) {
+  if (err == EFBIG) return "too large: over the " PD_MAX_FILE_TEXT " limit, refused";
+  if (err == EINVAL) return "not a regular file (a FIFO, socket or device), refused";
+  return strerror(err);
+}
+
+char *pd_read_file(const char *path, size_t max_bytes, size_t *len) {
+  struct stat pre;
+  if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) {
+    errno = S_ISDIR(pre.st_mode) ? EISDIR : EINVAL;
+    return NULL;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    fclose(f);
+    errno = EISDIR;
+    return NULL;
+  }
+  pd_buf b = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (b.len + n > max_bytes) {
+      pd_buf_free(&b);
+      fclose(f);
+      errno = EFBIG;
+      return NULL;
+    }
+    pd_buf_append(&b, chunk, n);
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    pd_buf_free(&b);
+    errno = EIO;
+    return NULL;
+  }
+  if (len) *len = b.len;
+  return pd_buf_take(&b);
+}
+
+char *pd_path_normalize(const char *path) {
+  bool abs = path[0] == '/';
+  char *copy = pd_xstrdup(path);
+  char **parts = NULL;
+  size_t n = 0, cap = 0;
+  for (char *save = NULL, *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+    if (!strcmp(t, ".")) continue;
+    if (!strcmp(t, "..") && n > 0 && strcmp(parts[n - 1], "..") != 0) {
+      n--;
+      continue;
+    }
+    if (!strcmp(t, "..") && abs) continue; /* "/.." is "/" */
+    *PD_PUSH(parts, n, cap) = t;
+  }
+  pd_buf out = {0};
+  if (abs) pd_buf_putc(&out, '/');
+  for (size_t i = 0; i < n; i++) {
+    if (i) pd_buf_putc(&out, '/');
+    pd_buf_puts(&out, parts[i]);
+  }
+  if (!out.len) pd_buf_putc(&out, '.');
+  free(parts);
+  free(copy);
+  return pd_buf_take(&out);
+}
+
+char *pd_path_dirname(const char *path) {
+  const char *s = strrchr(path, '/');
+  if (!s) return pd_xstrdup(".");
+  return s == path ? pd_xstrdup("/") : pd_xstrndup(path, (size_t)(s - path));
+}
+
+const char *pd_path_base(const char *path) {
+  if (!path) return "";
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}

@@ -1,0 +1,22 @@
+/* path: lexical path helpers and whole-file reads. */
+#ifndef PD_BASE_PATH_H
+#define PD_BASE_PATH_H
+
+#include <stddef.h>
+
+/* Reads a whole regular file. Returns a NUL-terminated copy (caller frees) and its length,
+ * or NULL with errno set. Refuses files larger than max_bytes (errno = EFBIG) and anything that
+ * is not a regular file before opening it (errno = EINVAL: opening a FIFO would block). */
+char *pd_read_file(const char *path, size_t max_bytes, size_t *len);
+/* The message for a pd_read_file failure (errno value err). Static string. */
+const char *pd_read_error(int err);
+
+/* Lexically normalised path: `a/./b/../c` -> `a/c`, no trailing slash, "." for empty. It does
+ * not touch the file system (symbolic links are not resolved). Caller frees. */
+char *pd_path_normalize(const char *path);
+/* Directory part of a path ("." when there is none, "/" for the root). Caller frees. */
+char *pd_path_dirname(const char *path);
+/* The last component of a path (borrowed from it; "" for NULL). */
+const char *pd_path_base(const char *path);
+
+#endif

@@ -1,0 +1,15 @@
+/* str: small string predicates and strict number parsing. */
+#ifndef PD_BASE_STR_H
+#define PD_BASE_STR_H
+
+#include <stdbool.h>
+
+bool pd_str_starts(const char *s, const char *prefix);
+bool pd_str_ends(const char *s, const char *suffix);
+
+/* Parses a whole decimal integer (optionally signed); false if s is not exactly one. */
+bool pd_parse_long(const char *s, long *out);
+/* Parses a whole floating number (1e-6, 0.8, 16); false if s is not exactly one. */
+bool pd_parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,71 @@
+/* `perf-doctor context SCRIPT [--format json|text] [--gpu TYPE] [--model-config-dir DIR]` */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/audit.h"
+#include "audit/facts.h"
+#include "base/limits.h"
+#include "base/path.h"
+#include "cli/cli.h"
+
+static int context_usage(FILE *f) {
+  fputs("usage: perf-doctor context SCRIPT [--format json|text] [--gpu TYPE]\n"
+        "                           [--model-config-dir DIR]\n"
+        "Prints what the analyzer understood of a launch script: the flags argparse would see\n"
+        "(last occurrence wins), where each comes from, and the derived context.\n",
+        f);
+  return f == stdout ? 0 : 2;
+}
+
+int pd_cmd_context(int argc, char **argv) {
+  const char *script = NULL, *format = "text";
+  sm_options opt = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return context_usage(stdout);
+    if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir")) &&
+        i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(a, "--format")) format = v;
+      else if (!strcmp(a, "--gpu")) opt.gpu = v;
+      else opt.model_config_dir = v;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "perf-doctor context: unknown option '%s'\n", a);
+      return context_usage(stderr);
+    } else if (!script) {
+      script = a;
+    } else {
+      fprintf(stderr, "perf-doctor context: one script at a time\n");
+      return context_usage(stderr);
+    }
+  }
+  if (!script) return context_usage(stderr);
+  if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
+    fprintf(stderr, "perf-doctor context: --format must be json or text\n");
+    return 2;
+  }
+  size_t len;
+  char *text = pd_read_file(script, PD_MAX_FILE_BYTES, &len);
+  if (!text) {
+    fprintf(stderr, "perf-doctor context: %s: %s\n", script, pd_read_error(errno));
+    return 2;
+  }
+  sm_model *m = sm_build(script, text, len, NULL, &opt);
+  au_facts *facts = af_compute(m);
+  free(text);
+  if (!strcmp(format, "json")) {
+    json_t *j = au_context_json(m, facts);
+    json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(j);
+  } else {
+    char *s = au_context_text(m, facts);
+    fputs(s, stdout);
+    free(s);
+  }
+  af_free(facts);
+  sm_model_free(m);
+  return 0;
+}

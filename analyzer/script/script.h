@@ -1,0 +1,215 @@
+/* script: a Relax launch script -> the script model.
+ *
+ * The model is what argparse would see at the end of `python3 -m relax.entrypoints.train ...`:
+ * every flag occurrence in order, with its values and the exact source range of each, in the
+ * file it came from (the script, or a model config it sources). It is built from the
+ * tree-sitter-bash syntax tree without executing anything. Bad input never fails the build:
+ * what cannot be understood becomes an sm_condition, and every flag that can be recovered is.
+ *
+ * Positions: lines and columns are 0-based here, columns in bytes of UTF-8 text; output layers
+ * convert (JSON and reports use 1-based, LSP uses the negotiated encoding). */
+#ifndef PD_SCRIPT_SCRIPT_H
+#define PD_SCRIPT_SCRIPT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "base/hash.h"
+
+typedef struct {
+  uint32_t start_byte, end_byte;
+  uint32_t start_line, start_col; /* 0-based, column in bytes */
+  uint32_t end_line, end_col;
+} sm_range;
+
+/* Reads a file the script sources (the model config, the entrypoint). The LSP layer answers from
+ * open buffers, the CLI from disk. Returns a malloc'd NUL-terminated copy and its length, or
+ * NULL with errno set. */
+typedef struct {
+  char *(*read)(void *ctx, const char *path, size_t *len);
+  void *ctx;
+} sm_reader;
+
+/* Sourced files (entrypoint, model configs) read and parsed once and reused by later builds: a
+ * CLI run over many scripts sources the same few files each time. Only for files that do not
+ * change while it lives (not the LSP server). Not thread-safe. */
+typedef struct sm_cache sm_cache;
+sm_cache *sm_cache_new(void);
+void sm_cache_free(sm_cache *c);
+
+/* Resuming a build: the language server's keystroke path. A build can leave a checkpoint, its
+ * state at the start of one top-level statement of the script (the one at `focus`, where the
+ * user is typing). A later build starts there instead of at the top when the text and syntax
+ * tree before that statement are unchanged, the options are the same, and every file the walk
+ * read (or looked for) before it reads the same again; otherwise it builds from the top. Either
+ * way the model is the one a fresh build gives. Statements after the edit whose text is
+ * unchanged and which find the same variables again are replayed from the last build instead of
+ * walked. Checkpoints are taken only of scripts without syntax errors, and not with an
+ * sm_cache. */
+typedef struct sm_checkpoint sm_checkpoint;
+void sm_checkpoint_free(sm_checkpoint *c);
+
+typedef struct {
+  sm_checkpoint *checkpoint; /* in/out, owned by the caller: NULL, or the one the last build left;
+                                a build may free it and leave another (or none) */
+  uint32_t unchanged_before; /* in: text and tree before this byte are as in the checkpoint's
+                                build (0 = nothing known; UINT32_MAX = the same text) */
+  uint32_t focus;            /* in: byte offset of the last edit */
+  bool resumed;              /* out: this build started at the checkpoint */
+  size_t replayed;           /* out: statements after the edit replayed instead of walked */
+} sm_resume;
+
+typedef struct {
+  const char *model_config_dir; /* setting; NULL = discover (entrypoint, then sibling scripts/models) */
+  const char *gpu;              /* GPU type the user named (CLI / setting); NULL = script comment or H20 */
+  const sm_reader *reader;      /* NULL = read from disk */
+  size_t max_file_bytes;        /* refuse larger files; 0 = PD_MAX_FILE_BYTES */
+  const char *workspace_root;   /* `source` never follows files outside it; NULL = no limit */
+  sm_cache *cache;              /* NULL = read and parse every sourced file */
+  sm_resume *resume;            /* NULL = build from the top, leave no checkpoint */
+} sm_options;
+
+typedef struct {
+  char *path;  /* path as resolved (absolute when the script path was) */
+  char *text;  /* owned copy of its text */
+  size_t len;
+  uint32_t *lines; /* byte offset where each line starts (lines[0] = 0) */
+  size_t nlines;
+  int parent;  /* index of the file that sourced it; -1 for the script itself */
+  sm_range source_range; /* the `source` command in the parent */
+} sm_file;
+
+typedef struct {
+  char *text;    /* what argparse receives: quotes removed, expansions substituted */
+  bool resolved; /* false: an expansion could not be resolved; text then holds the source word */
+  int file;
+  sm_range range;
+} sm_value;
+
+typedef struct {
+  char *name;            /* "--tensor-model-parallel-size" (as written; `--x=v` split) */
+  sm_value *values;
+  size_t nvalues;
+  int file;              /* index into sm_model.files */
+  sm_range range;        /* the flag word */
+  sm_range full;         /* flag and its values */
+  char *group;           /* array it came from ("PERF_ARGS"), NULL on the launch line */
+  bool conditional;      /* set only in an if/case branch or through ${X:+...} */
+  bool overridden;       /* a later occurrence wins (argparse: last one wins) */
+  size_t final_index;    /* index of the winning occurrence (itself when not overridden) */
+  char *note;            /* text of an attached `# NOTE(...)` comment, or NULL */
+  int note_file;
+  sm_range note_range;
+  json_t *json;          /* parsed JSON of a single '{...}' / '[...]' value, or NULL; owned */
+} sm_flag;
+
+typedef enum { SM_INFO, SM_WARN, SM_ERROR } sm_level;
+
+/* A condition the model reports instead of failing: a missing source, a syntax error that hid
+ * flags, no train command, a spread of an undefined array, a value that swallowed a flag. */
+typedef struct {
+  sm_level level;
+  char *code;    /* stable short id: "syntax", "source-missing", "no-train-line", ... */
+  char *message;
+  int file;
+  sm_range range;
+} sm_condition;
+
+/* What the script states about the job besides its flags: the model config it sources, what its
+ * file name says, and the GPU it names. Everything derived from these and the flags (mode,
+ * parallel layout, GPU totals) is worked out once, by the audit's facts. */
+typedef struct {
+  char *model;           /* sourced model config's base name without .sh ("qwen3-4B"), or NULL */
+  char *gpu;             /* the GPU named by the options, else by a `# perf-doctor: gpu=` comment,
+                            as written; NULL when nobody names one */
+  /* From the file name run-<model>-<size>-<N>x<dev>(-suffix)*.sh; -1 / NULL when absent. */
+  long name_gpus;
+  char *name_device;     /* "gpu" | "npu" | "klx" | "P800" | ... */
+  char *name_model;      /* "qwen3" */
+  char *name_size;       /* "4B", "35B-A3B" */
+  char *name_suffixes;   /* "async-image" */
+  const char *name_mode;     /* mode the name hints at: "fully-async" | "colocate" | "hybrid" | NULL */
+  const char *name_modality; /* "mm" | "video" | NULL */
+} sm_context;
+
+typedef struct {
+  char *name;
+  int file;
+  sm_range range;        /* the whole NAME=( ... ) */
+  bool append;           /* NAME+=( ... ) */
+  bool conditional;
+} sm_array;
+
+/* A scalar variable's final value after the whole script (and what it sources) ran. */
+typedef struct {
+  char *name;
+  char *value;           /* "" when unknown */
+  bool known;            /* false: set from something we cannot evaluate ($(...), read) */
+  bool exported;
+  int file;              /* where it was last assigned; -1 for a ${X:=d} side effect */
+  sm_range range;
+} sm_var;
+
+typedef struct {
+  sm_file *files;        /* files[0] is the script */
+  size_t nfiles;
+  sm_flag *flags;        /* every occurrence, argparse order */
+  size_t nflags;
+  sm_array *arrays;      /* every array definition, in source order */
+  size_t narrays;
+  sm_condition *conds;
+  size_t nconds;
+  sm_var *vars;          /* every scalar set at the end, sorted by name */
+  size_t nvars;
+  bool train_line_found; /* false: every *_ARGS array counted as passed */
+  int train_file;
+  sm_range train_range;  /* the train command (whole ray job submit ... pipeline element) */
+  int source_file;       /* the `source <model config>` command: file index, -1 if none */
+  sm_range source_range;
+  sm_context ctx;
+  pd_map flag_index;     /* private: flag name -> index of its winning occurrence */
+} sm_model;
+
+/* Builds the model of the script at `path` whose text is text[0..len) (copied). `tree` may be an
+ * up-to-date syntax tree of exactly that text (the LSP server keeps one incrementally); NULL
+ * parses afresh. Never returns NULL. Caller frees with sm_model_free. */
+sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
+                   const sm_options *opt);
+void sm_model_free(sm_model *m);
+
+/* A parser set to bash; NULL if the runtime rejects the grammar's ABI. Caller deletes. */
+TSParser *sm_parser_new(void);
+
+/* Lookups on the final (winning) occurrence. */
+const sm_flag *sm_flag_get(const sm_model *m, const char *name);
+/* Text of the first value; "" for a switch given without value; NULL when the flag is absent. */
+const char *sm_flag_str(const sm_model *m, const char *name);
+bool sm_flag_long(const sm_model *m, const char *name, long *out);
+bool sm_flag_double(const sm_model *m, const char *name, double *out);
+/* True when the switch is present (and not negated by a later --no-<name>). */
+bool sm_flag_on(const sm_model *m, const char *name);
+
+/* The final value of a scalar the script sets (assignment, export, ${X:=d}), or NULL. */
+const sm_var *sm_var_get(const sm_model *m, const char *name);
+
+/* 1-based column in characters (Unicode code points) of a position given as a byte offset and its
+ * 0-based byte column, as editors and reports show it. */
+long sm_char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col);
+
+/* Convert a byte offset within file `file` to a range (for callers that compute offsets). */
+sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte);
+
+/* What the model holds as JSON (files, flags, conditions, variables, what the file name says);
+ * `perf-doctor context` adds the derived context to it. New reference. */
+json_t *sm_to_json(const sm_model *m);
+/* The flags, sourced files and conditions as text lines (the text format's body); caller
+ * frees. */
+char *sm_to_text(const sm_model *m);
+/* Path of file `file` relative to the script's directory (stable across checkouts); caller
+ * frees. */
+char *sm_rel_path(const sm_model *m, int file);
+
+#endif

@@ -1,0 +1,738 @@
+/* sh_expand: word expansion over tree-sitter-bash nodes (see shell.h): quotes, parameter
+ * expansions with their operators, spreads, arithmetic, and the command substitutions whose
+ * output is known without running anything. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/str.h"
+#include "script/bashsym.h"
+#include "script/shell.h"
+
+/* ---- ranges and node text --------------------------------------------------------------- */
+
+sm_range sh_node_range(TSNode n) {
+  TSPoint a = ts_node_start_point(n), b = ts_node_end_point(n);
+  return (sm_range){ts_node_start_byte(n), ts_node_end_byte(n), a.row, a.column, b.row, b.column};
+}
+
+static const char *node_src(const sh_file *f, TSNode n, size_t *len) {
+  uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+  if (b > f->len) b = (uint32_t)f->len;
+  if (a > b) a = b;
+  *len = b - a;
+  return f->src + a;
+}
+
+/* ---- the word sh_word: accumulates parts of one word into fields ---------------------- */
+
+typedef struct {
+  sh_env *env;
+  const sh_file *file;
+  pd_buf cur;
+  bool have;      /* current field exists (non-empty or quoted) */
+  bool resolved;
+  sh_fields *out;
+  int depth;      /* nesting guard for pathological inputs */
+} sh_word;
+
+#define MAX_DEPTH 64
+#define MAX_SEQ 100000
+
+static void emit(sh_word *b, TSNode word, const char *group, bool conditional) {
+  sh_field *f = PD_PUSH(b->out->v, b->out->n, b->out->cap);
+  memset(f, 0, sizeof *f);
+  f->text = sh_intern(b->env, b->cur.data ? b->cur.data : "", b->cur.len);
+  b->cur.len = 0; /* keep the buffer's capacity for the next field */
+  if (b->cur.data) b->cur.data[0] = '\0';
+  f->resolved = b->resolved;
+  f->file = b->file->file;
+  f->range = sh_node_range(word);
+  f->group = group;
+  f->conditional = conditional;
+  b->have = false;
+  b->resolved = true;
+}
+
+/* Appends an expansion result. Unquoted values are split on blanks (IFS default). Each field
+ * boundary ends the current field; the caller's `emit_fn` context is the enclosing word. */
+typedef struct {
+  TSNode word;
+  const char *group;
+  bool conditional;
+} word_ctx;
+
+static void add_value(sh_word *b, const word_ctx *w, const char *s, bool quoted) {
+  if (quoted) {
+    pd_buf_puts(&b->cur, s);
+    b->have = true;
+    return;
+  }
+  const char *p = s;
+  while (*p) {
+    if (*p == ' ' || *p == '\t' || *p == '\n') {
+      if (b->have || b->cur.len) emit(b, w->word, w->group, w->conditional);
+      while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+      continue;
+    }
+    const char *q = p;
+    while (*q && *q != ' ' && *q != '\t' && *q != '\n') q++;
+    pd_buf_append(&b->cur, p, (size_t)(q - p));
+    b->have = true;
+    p = q;
+  }
+}
+
+static void add_unresolved(sh_word *b, const char *raw, size_t n) {
+  pd_buf_append(&b->cur, raw, n);
+  b->have = true;
+  b->resolved = false;
+}
+
+/* Unquoted literal word text: backslash escapes drop the backslash. */
+static void add_word_literal(sh_word *b, const char *s, size_t n) {
+  b->have = true;
+  if (!memchr(s, '\\', n)) { /* the usual word: copied whole */
+    pd_buf_append(&b->cur, s, n);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' && i + 1 < n) {
+      i++;
+      if (s[i] == '\n') continue;
+    }
+    pd_buf_putc(&b->cur, s[i]);
+  }
+}
+
+/* Double-quoted literal text: only \" \\ \$ \` and \newline are escapes. */
+static void add_dq_literal(sh_word *b, const char *s, size_t n) {
+  if (!memchr(s, '\\', n)) {
+    pd_buf_append(&b->cur, s, n);
+    b->have = true;
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' && i + 1 < n && strchr("\"\\$`\n", s[i + 1])) {
+      i++;
+      if (s[i] == '\n') continue;
+    }
+    pd_buf_putc(&b->cur, s[i]);
+  }
+  b->have = true;
+}
+
+static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted);
+
+/* Expands the children of `n` in [from, to) as one string (no splitting). */
+static char *expand_children_scalar(sh_word *outer, TSNode n, uint32_t from, uint32_t to,
+                                    bool *known) {
+  sh_fields tmp = {0};
+  sh_word b = {.env = outer->env, .file = outer->file, .resolved = true, .out = &tmp,
+               .depth = outer->depth + 1};
+  word_ctx w = {n, NULL, false};
+  uint32_t prev_end = from < ts_node_child_count(n) && from > 0
+                          ? ts_node_end_byte(ts_node_child(n, from - 1))
+                          : ts_node_start_byte(n);
+  for (uint32_t i = from; i < to; i++) {
+    TSNode c = ts_node_child(n, i);
+    /* The grammar drops blanks between operand words (`${X:-a b}`): keep them. */
+    uint32_t cs = ts_node_start_byte(c);
+    if (cs > prev_end && cs <= outer->file->len)
+      pd_buf_append(&b.cur, outer->file->src + prev_end, cs - prev_end);
+    expand_node(&b, &w, c, true);
+    prev_end = ts_node_end_byte(c);
+  }
+  *known = b.resolved;
+  char *s = pd_buf_take(&b.cur);
+  for (size_t i = 0; i < tmp.n; i++) { /* spreads inside an operand: join with blanks */
+    char *j = pd_xasprintf("%s%s%s", tmp.v[i].text, *s ? " " : "", s);
+    free(s);
+    s = j;
+  }
+  sh_fields_free(&tmp);
+  return s;
+}
+
+static void add_spread(sh_word *b, const word_ctx *w, const sh_fields *arr, bool quoted) {
+  /* The spread array may be the one being filled (A+=(x"${A[@]}")): work on a copy. */
+  sh_fields copy = {0};
+  for (size_t i = 0; arr && i < arr->n; i++) sh_fields_push(&copy, &arr->v[i]);
+  arr = &copy;
+  for (size_t i = 0; i < arr->n; i++) {
+    const sh_field *src = &arr->v[i];
+    if (!quoted) {
+      if (i > 0 && (b->have || b->cur.len)) emit(b, w->word, w->group, w->conditional);
+      add_value(b, w, src->text, false);
+      if (!src->resolved) b->resolved = false;
+      continue;
+    }
+    if (i > 0) emit(b, w->word, w->group, w->conditional);
+    pd_buf_puts(&b->cur, src->text);
+    b->have = true;
+    if (!src->resolved) b->resolved = false;
+  }
+  sh_fields_free(&copy);
+}
+
+static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap) {
+  size_t len;
+  const char *s = node_src(f, n, &len);
+  if (len >= cap) len = cap - 1;
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+static char *dirname_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return pd_xstrdup(".");
+  if (slash == path) return pd_xstrdup("/");
+  return pd_xstrndup(path, (size_t)(slash - path));
+}
+
+/* ---- arithmetic -------------------------------------------------------------------------- */
+
+static bool sh_arith(sh_word *b, TSNode n, long long *out);
+
+static bool arith_value_str(const char *s, long long *out) {
+  while (*s == ' ') s++;
+  if (!*s) {
+    *out = 0;
+    return true;
+  }
+  char *end;
+  long long v = strtoll(s, &end, 0);
+  while (*end == ' ') end++;
+  if (*end) return false;
+  *out = v;
+  return true;
+}
+
+static bool sh_arith(sh_word *b, TSNode n, long long *out) {
+  if (b->depth > MAX_DEPTH) return false;
+  bs_kind t = bs_kind_of(n);
+  size_t len;
+  const char *s = node_src(b->file, n, &len);
+  if (t == BS_NUMBER) {
+    char tmp[64];
+    if (len >= sizeof tmp) return false;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    return arith_value_str(tmp, out);
+  }
+  if (t == BS_VARIABLE_NAME || t == BS_WORD) {
+    char name[256];
+    var_name_of(b->file, n, name, sizeof name);
+    const char *v;
+    bool known;
+    if (!sh_var_get(b->env, name, &v, &known)) {
+      *out = 0; /* bash: unset is 0 */
+      return true;
+    }
+    return known && arith_value_str(v, out);
+  }
+  if (t == BS_SIMPLE_EXPANSION || t == BS_EXPANSION) {
+    bool known;
+    char *v = sh_expand_scalar(b->env, b->file, n, &known);
+    bool ok = known && arith_value_str(v, out);
+    free(v);
+    return ok;
+  }
+  if (t == BS_PARENTHESIZED_EXPRESSION) { /* ( x ): the one expression inside */
+    if (ts_node_named_child_count(n) != 1) return false;
+    b->depth++;
+    bool ok = sh_arith(b, ts_node_named_child(n, 0), out);
+    b->depth--;
+    return ok;
+  }
+  if (t == BS_UNARY_EXPRESSION) {
+    if (ts_node_child_count(n) < 2) return false;
+    size_t ol;
+    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
+    long long v;
+    b->depth++;
+    bool ok = sh_arith(b, ts_node_child(n, 1), &v);
+    b->depth--;
+    if (!ok) return false;
+    if (ol == 1 && *op == '-') *out = v == LLONG_MIN ? v : -v;
+    else if (ol == 1 && *op == '+') *out = v;
+    else if (ol == 1 && *op == '!') *out = !v;
+    else if (ol == 1 && *op == '~') *out = ~v;
+    else return false;
+    return true;
+  }
+  if (t == BS_BINARY_EXPRESSION) {
+    TSNode l = bs_child(n, BSF_LEFT);
+    TSNode r = bs_child(n, BSF_RIGHT);
+    TSNode o = bs_child(n, BSF_OPERATOR);
+    if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o)) return false;
+    long long a, c;
+    b->depth++;
+    bool ok = sh_arith(b, l, &a) && sh_arith(b, r, &c);
+    b->depth--;
+    if (!ok) return false;
+    size_t ol;
+    const char *op = node_src(b->file, o, &ol);
+    char ops[4] = {0};
+    if (ol > 3) return false;
+    memcpy(ops, op, ol);
+    long long v = 0;
+    if (!strcmp(ops, "+")) ok = !__builtin_add_overflow(a, c, &v);
+    else if (!strcmp(ops, "-")) ok = !__builtin_sub_overflow(a, c, &v);
+    else if (!strcmp(ops, "*")) ok = !__builtin_mul_overflow(a, c, &v);
+    else if (!strcmp(ops, "/") || !strcmp(ops, "%")) {
+      if (c == 0 || (a == LLONG_MIN && c == -1)) return false;
+      v = ops[0] == '/' ? a / c : a % c;
+    } else if (!strcmp(ops, "**")) {
+      if (c < 0) return false;
+      v = 1;
+      for (long long i = 0; i < c && ok; i++) ok = !__builtin_mul_overflow(v, a, &v);
+    } else if (!strcmp(ops, "<<")) {
+      if (c < 0 || c > 62 || a < 0) return false;
+      v = a << c;
+    } else if (!strcmp(ops, ">>")) {
+      if (c < 0 || c > 63) return false;
+      v = a >> c;
+    } else if (!strcmp(ops, "&")) v = a & c;
+    else if (!strcmp(ops, "|")) v = a | c;
+    else if (!strcmp(ops, "^")) v = a ^ c;
+    else if (!strcmp(ops, "&&")) v = a && c;
+    else if (!strcmp(ops, "||")) v = a || c;
+    else if (!strcmp(ops, "==")) v = a == c;
+    else if (!strcmp(ops, "!=")) v = a != c;
+    else if (!strcmp(ops, "<")) v = a < c;
+    else if (!strcmp(ops, ">")) v = a > c;
+    else if (!strcmp(ops, "<=")) v = a <= c;
+    else if (!strcmp(ops, ">=")) v = a >= c;
+    else return false;
+    *out = v;
+    return ok;
+  }
+  if (t == BS_TERNARY_EXPRESSION) {
+    TSNode c = bs_child(n, BSF_CONDITION);
+    TSNode y = bs_child(n, BSF_CONSEQUENCE);
+    TSNode z = bs_child(n, BSF_ALTERNATIVE);
+    long long cv;
+    if (ts_node_is_null(c) || ts_node_is_null(y) || ts_node_is_null(z)) return false;
+    b->depth++;
+    bool ok = sh_arith(b, c, &cv) && sh_arith(b, cv ? y : z, out);
+    b->depth--;
+    return ok;
+  }
+  return false;
+}
+
+/* ---- command substitutions we can evaluate -------------------------------------------- */
+
+/* Words of a simple command inside $( ... ), expanded; false when it is not one command. */
+static bool subst_words(sh_word *b, TSNode cs, sh_fields *words) {
+  if (ts_node_named_child_count(cs) != 1) return false;
+  TSNode cmd = ts_node_named_child(cs, 0);
+  if (!bs_is(cmd, BS_COMMAND)) return false;
+  for (uint32_t i = 0; i < ts_node_named_child_count(cmd); i++) {
+    TSNode c = ts_node_named_child(cmd, i);
+    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    else if (bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT)) return false;
+    if (ts_node_is_null(c)) return false;
+    sh_word sub = {.env = b->env, .file = b->file, .resolved = true, .out = words,
+                   .depth = b->depth + 1};
+    word_ctx w = {c, NULL, false};
+    expand_node(&sub, &w, c, false);
+    if (sub.have || sub.cur.len) emit(&sub, c, NULL, false);
+    pd_buf_free(&sub.cur);
+  }
+  for (size_t i = 0; i < words->n; i++)
+    if (!words->v[i].resolved) return false;
+  return words->n > 0;
+}
+
+/* Returns the substitution's output (caller frees) or NULL when it cannot be known. */
+static char *eval_subst(sh_word *b, TSNode n) {
+  size_t len;
+  const char *s = node_src(b->file, n, &len);
+  /* SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)" */
+  char *text = pd_xstrndup(s, len);
+  bool idiom = strstr(text, "dirname") && strstr(text, "BASH_SOURCE") && strstr(text, "pwd");
+  free(text);
+  if (idiom && b->file->path) return dirname_of(b->file->path);
+
+  sh_fields words = {0};
+  char *out = NULL;
+  if (subst_words(b, n, &words)) {
+    const char *cmd = words.v[0].text;
+    if (!strcmp(cmd, "dirname") && words.n == 2) {
+      out = dirname_of(words.v[1].text);
+    } else if (!strcmp(cmd, "basename") && words.n == 2) {
+      const char *sl = strrchr(words.v[1].text, '/');
+      out = pd_xstrdup(sl ? sl + 1 : words.v[1].text);
+    } else if (!strcmp(cmd, "echo") && words.n >= 2 && words.v[1].text[0] != '-') {
+      pd_buf o = {0};
+      for (size_t i = 1; i < words.n; i++) {
+        if (i > 1) pd_buf_putc(&o, ' ');
+        pd_buf_puts(&o, words.v[i].text);
+      }
+      out = pd_buf_take(&o);
+    } else if (!strcmp(cmd, "seq") && words.n >= 2 && words.n <= 4) {
+      long a = 1, step = 1, z;
+      bool ok = pd_parse_long(words.v[words.n - 1].text, &z);
+      if (words.n >= 3) ok = ok && pd_parse_long(words.v[1].text, &a);
+      if (words.n == 4) ok = ok && pd_parse_long(words.v[2].text, &step);
+      if (ok && step != 0) {
+        pd_buf o = {0};
+        long count = 0;
+        for (long v = a; (step > 0 ? v <= z : v >= z) && count < MAX_SEQ; v += step, count++)
+          pd_buf_printf(&o, "%s%ld", o.len ? " " : "", v);
+        out = pd_buf_take(&o);
+      }
+    }
+  }
+  sh_fields_free(&words);
+  return out;
+}
+
+/* ---- ${...} ------------------------------------------------------------------------------ */
+
+static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
+  uint32_t nc = ts_node_child_count(n);
+  TSNode name = {0};
+  bool have_name = false, length = false;
+  uint32_t op_index = 0;
+  const char *op = NULL;
+  size_t oplen = 0;
+  for (uint32_t i = 0; i < nc; i++) {
+    TSNode c = ts_node_child(n, i);
+    bs_kind t = bs_kind_of(c);
+    if (!have_name && (t == BS_VARIABLE_NAME || t == BS_SUBSCRIPT ||
+                       t == BS_SPECIAL_VARIABLE_NAME)) {
+      name = c;
+      have_name = true;
+    } else if (!ts_node_is_named(c) && t == BS_HASH && !have_name) {
+      length = true;
+    } else if (!ts_node_is_named(c) && t == BS_BANG && !have_name) {
+      goto unresolved; /* indirection */
+    } else if (have_name && !op && t != BS_RBRACE) {
+      op = node_src(b->file, c, &oplen);
+      op_index = i;
+    }
+  }
+  if (!have_name) goto unresolved;
+
+  char vname[256];
+  const sh_fields *arr = NULL;
+  bool want_spread = false;
+  long index = -1;
+  if (bs_is(name, BS_SUBSCRIPT)) {
+    TSNode nm = bs_child(name, BSF_NAME);
+    TSNode ix = bs_child(name, BSF_INDEX);
+    if (ts_node_is_null(nm) || ts_node_is_null(ix)) goto unresolved;
+    var_name_of(b->file, nm, vname, sizeof vname);
+    char ixs[64];
+    var_name_of(b->file, ix, ixs, sizeof ixs);
+    arr = sh_array_get(b->env, vname);
+    if (!strcmp(ixs, "@") || !strcmp(ixs, "*")) {
+      want_spread = true;
+    } else if (!pd_parse_long(ixs, &index) || index < 0) {
+      goto unresolved;
+    }
+    if (!strcmp(vname, "BASH_SOURCE") && index == 0 && b->file->path) {
+      if (op) goto unresolved;
+      add_value(b, w, b->file->path, quoted);
+      return;
+    }
+  } else {
+    var_name_of(b->file, name, vname, sizeof vname);
+  }
+
+  if (length) {
+    char num[32];
+    if (want_spread) {
+      snprintf(num, sizeof num, "%zu", arr ? arr->n : 0);
+    } else {
+      const char *v;
+      bool known;
+      if (sh_var_get(b->env, vname, &v, &known) && !known) goto unresolved;
+      snprintf(num, sizeof num, "%zu", sh_var_get(b->env, vname, &v, &known) ? strlen(v) : 0);
+    }
+    add_value(b, w, num, quoted);
+    return;
+  }
+
+  if (want_spread) {
+    if (op) goto unresolved; /* ${A[@]:-x}, ${A[@]/x/y}: rare in launch scripts */
+    add_spread(b, w, arr, quoted);
+    return;
+  }
+
+  /* Current scalar value. */
+  const char *val = NULL;
+  bool known = true, set;
+  if (index >= 0) {
+    set = arr && (size_t)index < arr->n;
+    if (set) {
+      val = arr->v[index].text;
+      known = arr->v[index].resolved;
+    }
+  } else {
+    set = sh_var_get(b->env, vname, &val, &known);
+  }
+
+  if (!op) {
+    if (!set) return; /* unset: expands to nothing */
+    if (!known) goto unresolved;
+    add_value(b, w, val, quoted);
+    return;
+  }
+
+  char o[4] = {0};
+  if (oplen > 2) goto unresolved;
+  memcpy(o, op, oplen);
+  bool colon = o[0] == ':';
+  char kind = colon ? o[1] : o[0];
+  bool present = set && (!colon || (val && *val) || !known);
+  if (strchr("-=+?", kind) && (colon ? o[2] == 0 && o[1] : o[1] == 0)) {
+    bool opknown = true;
+    char *operand = NULL;
+    if (kind == '-' || kind == '=') {
+      if (present) {
+        if (!known) goto unresolved;
+        add_value(b, w, val, quoted);
+        return;
+      }
+      operand = expand_children_scalar(b, n, op_index + 1, nc - 1, &opknown);
+      if (kind == '=' && index < 0) sh_var_set(b->env, vname, operand, opknown);
+    } else if (kind == '+') {
+      if (!present) return;
+      operand = expand_children_scalar(b, n, op_index + 1, nc - 1, &opknown);
+    } else { /* '?': an error when unset; the value is unknown to us */
+      if (!present || !known) goto unresolved;
+      add_value(b, w, val, quoted);
+      return;
+    }
+    if (!opknown) {
+      size_t len;
+      const char *raw = node_src(b->file, n, &len);
+      add_unresolved(b, raw, len);
+    } else {
+      add_value(b, w, operand, quoted);
+    }
+    free(operand);
+    return;
+  }
+
+unresolved : {
+  size_t len;
+  const char *raw = node_src(b->file, n, &len);
+  add_unresolved(b, raw, len);
+}
+}
+
+/* ---- the dispatcher ----------------------------------------------------------------------- */
+
+static void expand_string(sh_word *b, const word_ctx *w, TSNode n) {
+  uint32_t nc = ts_node_child_count(n);
+  uint32_t start = ts_node_start_byte(n), end = ts_node_end_byte(n);
+  bs_kind t = bs_kind_of(n);
+  uint32_t pos = start + (bs_is(n, BS_TRANSLATED_STRING) ? 2 : 1); /* past $" or " */
+  uint32_t stop = end > pos ? end - 1 : pos;                        /* before the closing " */
+  if (end - start < 2 || b->file->src[end - 1] != '"') stop = end;   /* unterminated */
+  (void)t;
+  b->have = true; /* "" is an empty field, not nothing */
+  for (uint32_t i = 0; i < nc; i++) {
+    TSNode c = ts_node_child(n, i);
+    uint32_t cs = ts_node_start_byte(c), ce = ts_node_end_byte(c);
+    if (!ts_node_is_named(c)) continue; /* the quotes themselves */
+    if (cs > pos && cs <= stop) add_dq_literal(b, b->file->src + pos, cs - pos);
+    if (bs_is(c, BS_STRING_CONTENT)) {
+      size_t len;
+      const char *s = node_src(b->file, c, &len);
+      add_dq_literal(b, s, len);
+    } else {
+      expand_node(b, w, c, true);
+    }
+    if (ce > pos) pos = ce;
+  }
+  if (stop > pos) add_dq_literal(b, b->file->src + pos, stop - pos);
+}
+
+static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
+  if (b->depth > MAX_DEPTH) {
+    size_t len;
+    const char *raw = node_src(b->file, n, &len);
+    add_unresolved(b, raw, len);
+    return;
+  }
+  b->depth++;
+  bs_kind t = bs_kind_of(n);
+  size_t len;
+  const char *s = node_src(b->file, n, &len);
+  if (t == BS_WORD || t == BS_NUMBER || t == BS_COMMAND_NAME ||
+      t == BS_VARIABLE_NAME || t == BS_REGEX || t == BS_EXTGLOB_PATTERN) {
+    if (quoted) pd_buf_append(&b->cur, s, len), b->have = true;
+    else add_word_literal(b, s, len);
+  } else if (t == BS_RAW_STRING) {
+    if (len >= 2 && s[len - 1] == '\'') pd_buf_append(&b->cur, s + 1, len - 2);
+    else if (len >= 1) pd_buf_append(&b->cur, s + 1, len - 1); /* unterminated */
+    b->have = true;
+  } else if (t == BS_ANSI_C_STRING) {
+    size_t a = len >= 2 ? 2 : len, z = (len > 2 && s[len - 1] == '\'') ? len - 1 : len;
+    for (size_t i = a; i < z; i++) {
+      char c = s[i];
+      if (c == '\\' && i + 1 < z) {
+        char e = s[++i];
+        c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      }
+      pd_buf_putc(&b->cur, c);
+    }
+    b->have = true;
+  } else if (t == BS_STRING || t == BS_TRANSLATED_STRING) {
+    expand_string(b, w, n);
+  } else if (t == BS_CONCATENATION) {
+    for (uint32_t i = 0; i < ts_node_child_count(n); i++) expand_node(b, w, ts_node_child(n, i), quoted);
+  } else if (t == BS_SIMPLE_EXPANSION) {
+    TSNode v = ts_node_named_child(n, 0);
+    char name[256];
+    if (ts_node_is_null(v)) {
+      add_unresolved(b, s, len);
+    } else {
+      var_name_of(b->file, v, name, sizeof name);
+      const char *val;
+      bool known;
+      if (!strcmp(name, "@") || !strcmp(name, "*") || !strcmp(name, "#")) {
+        if (name[0] == '#') add_value(b, w, "0", quoted);
+        /* "$@": no extra CLI args are assumed */
+      } else if (sh_var_get(b->env, name, &val, &known)) {
+        if (known) add_value(b, w, val, quoted);
+        else add_unresolved(b, s, len);
+      } else if (isdigit((unsigned char)name[0]) || strchr("?$!-", name[0])) {
+        add_unresolved(b, s, len);
+      }
+    }
+  } else if (t == BS_EXPANSION) {
+    expand_braced(b, w, n, quoted);
+  } else if (t == BS_ARITHMETIC_EXPANSION) {
+    long long v = 0;
+    bool ok = ts_node_named_child_count(n) == 1 && sh_arith(b, ts_node_named_child(n, 0), &v);
+    if (ok) {
+      char num[32];
+      snprintf(num, sizeof num, "%lld", v);
+      add_value(b, w, num, quoted);
+    } else {
+      add_unresolved(b, s, len);
+    }
+  } else if (t == BS_COMMAND_SUBSTITUTION) {
+    char *out = eval_subst(b, n);
+    if (out) add_value(b, w, out, quoted);
+    else add_unresolved(b, s, len);
+    free(out);
+  } else if (!ts_node_is_named(n)) {
+    /* punctuation inside a concatenation, e.g. a lone `$` */
+    if (quoted) pd_buf_append(&b->cur, s, len), b->have = true;
+    else add_word_literal(b, s, len);
+  } else {
+    add_unresolved(b, s, len);
+  }
+  b->depth--;
+}
+
+/* True when the word is exactly "${A[@]}", ${A[@]} or "$@" (nothing else); *arr is the array
+ * (NULL when never defined; "$@" counts as an empty, defined one). */
+static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_fields **arr,
+                        bool *defined) {
+  TSNode x = node;
+  if (bs_is(x, BS_STRING)) {
+    if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return false;
+    x = ts_node_named_child(x, 0);
+  }
+  char name[256], idx[8];
+  if (bs_is(x, BS_SIMPLE_EXPANSION)) {
+    TSNode v = ts_node_named_child(x, 0);
+    if (ts_node_is_null(v)) return false;
+    var_name_of(f, v, name, sizeof name);
+    if (strcmp(name, "@") != 0 && strcmp(name, "*") != 0) return false;
+    *arr = NULL;
+    *defined = true;
+    return true;
+  }
+  if (!bs_is(x, BS_EXPANSION) || ts_node_child_count(x) != 3) return false;
+  TSNode sub = ts_node_child(x, 1);
+  if (!bs_is(sub, BS_SUBSCRIPT)) return false;
+  TSNode nm = bs_child(sub, BSF_NAME);
+  TSNode ix = bs_child(sub, BSF_INDEX);
+  if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
+  var_name_of(f, nm, name, sizeof name);
+  var_name_of(f, ix, idx, sizeof idx);
+  if (strcmp(idx, "@") != 0 && strcmp(idx, "*") != 0) return false;
+  *arr = sh_array_get(e, name);
+  *defined = *arr != NULL;
+  return true;
+}
+
+static sh_field *push_marker(sh_env *e, sh_fields *out, const sh_file *f, TSNode node, const char *group,
+                             bool conditional) {
+  sh_field *v = PD_PUSH(out->v, out->n, out->cap);
+  memset(v, 0, sizeof *v);
+  size_t len = 0;
+  const char *raw = node_src(f, node, &len);
+  v->text = sh_intern(e, raw, len);
+  v->vanished = true;
+  v->file = f->file;
+  v->range = sh_node_range(node);
+  v->group = group;
+  v->conditional = conditional;
+  return v;
+}
+
+void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool conditional,
+               sh_fields *out) {
+  /* A lone spread keeps each element's own origin (file, line, group, NOTE). */
+  bool defined = false;
+  const sh_fields *arr = NULL;
+  if (lone_spread(e, f, node, &arr, &defined)) {
+    /* A+=("${A[@]}"): the source may be the array being filled, which pushing reallocates. */
+    size_t n = arr ? arr->n : 0;
+    for (size_t i = 0; i < n; i++) {
+      sh_field tmp = arr->v[i];
+      sh_fields_push(out, &tmp);
+    }
+    if (!defined) push_marker(e, out, f, node, group, conditional)->undefined_array = true;
+    return;
+  }
+
+  sh_word b = {.env = e, .file = f, .resolved = true, .out = out};
+  word_ctx w = {node, group, conditional};
+  size_t before = out->n;
+  expand_node(&b, &w, node, false);
+  if (b.have || b.cur.len) emit(&b, node, group, conditional);
+  pd_buf_free(&b.cur);
+
+  /* An unquoted plain $VAR / ${VAR} that vanished: record it so a flag that swallowed the next
+   * token can be reported. */
+  if (out->n == before && (bs_is(node, BS_SIMPLE_EXPANSION) ||
+                           (bs_is(node, BS_EXPANSION) &&
+                            ts_node_child_count(node) == 3 &&
+                            bs_is(ts_node_child(node, 1), BS_VARIABLE_NAME))))
+    push_marker(e, out, f, node, group, conditional);
+}
+
+char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known) {
+  sh_fields tmp = {0};
+  sh_word b = {.env = e, .file = f, .resolved = true, .out = &tmp};
+  word_ctx w = {node, NULL, false};
+  expand_node(&b, &w, node, true);
+  pd_buf joined = {0};
+  bool ok = b.resolved;
+  for (size_t i = 0; i < tmp.n; i++) {
+    pd_buf_puts(&joined, tmp.v[i].text);
+    pd_buf_putc(&joined, ' ');
+    ok = ok && tmp.v[i].resolved;
+  }
+  pd_buf_append(&joined, b.cur.data ? b.cur.data : "", b.cur.len);
+  pd_buf_free(&b.cur);
+  sh_fields_free(&tmp);
+  *known = ok;
+  return pd_buf_take(&joined);
+}

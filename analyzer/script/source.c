@@ -1,0 +1,367 @@
+/* source: following `source` into model configs and entrypoints: resolving the path, reading
+ * (open editor buffers first, then disk), the sourced-file cache of a CLI run, and the log of
+ * every filesystem answer a resumed walk must find unchanged. */
+/* realpath(3) is XSI in glibc: resolving symbolic links keeps `source` inside the workspace. */
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "base/limits.h"
+#include "base/path.h"
+#include "script/sm_int.h"
+
+/* ---- paths --------------------------------------------------------------------------------- */
+
+char *sm_path_absolute(const char *p) {
+  if (p[0] == '/') return pd_path_normalize(p);
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return pd_path_normalize(p);
+  char *j = pd_xasprintf("%s/%s", cwd, p);
+  char *r = pd_path_normalize(j);
+  free(j);
+  return r;
+}
+
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool under_root(const char *path, const char *root) {
+  if (!root || !*root) return true;
+  size_t n = strlen(root);
+  while (n > 1 && root[n - 1] == '/') n--;
+  return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/* MODEL_CONFIG_DIR when the entrypoint did not provide it: a scripts/models directory upwards
+ * from the script, else the user's setting. Caller frees; NULL when neither exists. */
+static char *discover_model_dir(const sm_builder *b) {
+  char *dir = pd_path_dirname(b->w.files[0].path);
+  for (int up = 0; up < 12; up++) {
+    char *cand = pd_xasprintf("%s/scripts/models", dir);
+    if (is_dir(cand)) {
+      free(dir);
+      return cand;
+    }
+    free(cand);
+    const char *base = strrchr(dir, '/');
+    if (base && !strcmp(base + 1, "scripts")) {
+      cand = pd_xasprintf("%s/models", dir);
+      if (is_dir(cand)) {
+        free(dir);
+        return cand;
+      }
+      free(cand);
+    }
+    if (!strcmp(dir, "/") || !strcmp(dir, ".") || !strchr(dir, '/')) break;
+    char *parent = pd_path_dirname(dir);
+    free(dir);
+    dir = parent;
+  }
+  free(dir);
+  if (b->opt->model_config_dir && *b->opt->model_config_dir)
+    return pd_xstrdup(b->opt->model_config_dir);
+  return NULL;
+}
+
+/* ---- the sourced-file cache ---------------------------------------------------------------- */
+
+#define MAX_CACHED 256
+
+typedef struct {
+  char *text;
+  size_t len;
+  TSTree *tree;
+} cache_entry;
+
+struct sm_cache {
+  cache_entry *v;
+  size_t n, cap;
+  pd_map index; /* path -> entry */
+};
+
+sm_cache *sm_cache_new(void) { return pd_xcalloc(1, sizeof(sm_cache)); }
+
+void sm_cache_free(sm_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) {
+    free(c->v[i].text);
+    ts_tree_delete(c->v[i].tree);
+  }
+  free(c->v);
+  pd_map_free(&c->index);
+  free(c);
+}
+
+static const cache_entry *cache_find(const sm_cache *c, const char *path) {
+  size_t i;
+  return c && pd_map_get(&c->index, path, &i) ? &c->v[i] : NULL;
+}
+
+static void cache_add(sm_cache *c, const char *path, const char *text, size_t len,
+                      const TSTree *tree) {
+  if (!c || !tree || c->n >= MAX_CACHED) return;
+  bool added;
+  pd_map_slot *slot = pd_map_put(&c->index, path, &added);
+  if (!added) return;
+  slot->value = c->n;
+  cache_entry *e = PD_PUSH(c->v, c->n, c->cap);
+  e->text = pd_xstrndup(text, len);
+  e->len = len;
+  e->tree = ts_tree_copy(tree);
+}
+
+/* ---- reading and parsing sourced files ---------------------------------------------------- */
+
+/* Reads a sourced file: from the reader (open buffers) when there is one, else from disk. Either
+ * way pd_read_file refuses a FIFO or device before opening it (a FIFO would block forever). */
+static char *read_source(const sm_builder *b, const char *path, size_t *len) {
+  size_t max = b->opt->max_file_bytes ? b->opt->max_file_bytes : PD_MAX_FILE_BYTES;
+  if (b->opt->reader) {
+    char *t = b->opt->reader->read(b->opt->reader->ctx, path, len);
+    if (t && *len > max) {
+      free(t);
+      errno = EFBIG;
+      return NULL;
+    }
+    return t;
+  }
+  return pd_read_file(path, max, len);
+}
+
+/* under_root on the paths with symbolic links resolved, so that a link inside the workspace
+ * cannot lead `source` out of it. A path that does not exist (yet) is judged by its name. */
+static bool under_root_real(const char *path, const char *root) {
+  if (!root || !*root) return true;
+  char *rp = realpath(path, NULL);
+  if (!rp) return true;
+  char *rr = realpath(root, NULL);
+  bool in = under_root(rp, rr ? rr : root);
+  free(rp);
+  free(rr);
+  return in;
+}
+
+/* ---- the filesystem log: what a resumed walk must find unchanged ------------------------- */
+
+static sm_fsq *log_fsq(sm_builder *b, sm_fsq_kind kind, const char *path, bool ok) {
+  b->unrepeatable = true;
+  sm_fsq *q = PD_PUSH(b->w.fslog, b->w.nfslog, b->w.fslog_cap);
+  memset(q, 0, sizeof *q);
+  q->kind = kind;
+  q->path = pd_xstrdup(path ? path : "");
+  q->ok = ok;
+  return q;
+}
+
+/* read_source, logged. */
+static char *read_logged(sm_builder *b, const char *path, size_t *len) {
+  errno = 0;
+  char *t = read_source(b, path, len);
+  int e = errno;
+  sm_fsq *q = log_fsq(b, SM_FSQ_READ, path, t != NULL);
+  if (t) {
+    q->len = *len;
+    q->hash = pd_hash(PD_HASH_SEED, t, *len);
+  } else {
+    q->err = e;
+  }
+  errno = e;
+  return t;
+}
+
+static bool under_root_logged(sm_builder *b, const char *path) {
+  bool in = under_root_real(path, b->opt->workspace_root);
+  log_fsq(b, SM_FSQ_UNDER_ROOT, path, in);
+  return in;
+}
+
+static char *discover_logged(sm_builder *b) {
+  char *d = discover_model_dir(b);
+  log_fsq(b, SM_FSQ_DISCOVER, d, d != NULL);
+  return d;
+}
+
+bool sm_fslog_holds(const sm_builder *b, const sm_fsq *log, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const sm_fsq *q = &log[i];
+    if (q->kind == SM_FSQ_READ) {
+      size_t len = 0;
+      errno = 0;
+      char *t = read_source(b, q->path, &len);
+      int e = errno;
+      bool same = t ? q->ok && len == q->len && pd_hash(PD_HASH_SEED, t, len) == q->hash
+                    : !q->ok && e == q->err;
+      free(t);
+      if (!same) return false;
+    } else if (q->kind == SM_FSQ_UNDER_ROOT) {
+      if (under_root_real(q->path, b->opt->workspace_root) != q->ok) return false;
+    } else {
+      char *d = discover_model_dir(b);
+      bool same = d ? q->ok && !strcmp(d, q->path) : !q->ok;
+      free(d);
+      if (!same) return false;
+    }
+  }
+  return true;
+}
+
+int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */, size_t len,
+                int parent, sm_range src_range) {
+  sm_file *f = PD_PUSH(w->files, w->nfiles, w->files_cap);
+  f->path = path;
+  f->text = text;
+  f->len = len;
+  size_t cap = 0;
+  f->lines = NULL;
+  f->nlines = 0;
+  *PD_PUSH(f->lines, f->nlines, cap) = 0;
+  for (const char *p = text; (p = memchr(p, '\n', len - (size_t)(p - text))) != NULL; p++)
+    *PD_PUSH(f->lines, f->nlines, cap) = (uint32_t)(p - text) + 1;
+  f->parent = parent;
+  f->source_range = src_range;
+  pd_grow((void **)&w->trees, &w->trees_cap, w->nfiles, sizeof *w->trees);
+  w->trees[w->nfiles - 1] = NULL;
+  return (int)(w->nfiles - 1);
+}
+
+void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
+  b->unrepeatable = true;
+  sh_file sf = sm_shfile(b, file);
+  char *raw = sm_node_text(b, file, arg);
+  const char *v;
+  bool k;
+  if (strstr(raw, "MODEL_CONFIG_DIR") && !sh_var_get(b->w.env, "MODEL_CONFIG_DIR", &v, &k)) {
+    char *dir = discover_logged(b);
+    if (dir) sh_var_set(b->w.env, "MODEL_CONFIG_DIR", dir, true);
+    free(dir);
+  }
+  bool known;
+  char *p = sh_expand_scalar(b->w.env, &sf, arg, &known);
+  sm_range cr = sh_node_range(cmd);
+  bool models = strstr(raw, "MODEL_CONFIG_DIR") || strstr(p, "/models/");
+  if (!known || !*p) {
+    sm_add_cond(b, SM_WARN, "source-unresolved", file, cr,
+             pd_xasprintf("cannot resolve the sourced path %s%s", raw,
+                          models ? " (set the model config directory in the settings)" : ""));
+    if (models && !b->w.model) {
+      char *bn = pd_xstrdup(pd_path_base(raw));
+      size_t L = strlen(bn);
+      while (L && (bn[L - 1] == '"' || bn[L - 1] == '\'')) bn[--L] = '\0';
+      if (L > 3 && !strcmp(bn + L - 3, ".sh")) bn[L - 3] = '\0';
+      b->w.model = bn;
+      b->w.source_file = file;
+      b->w.source_range = cr;
+    }
+    free(p);
+    free(raw);
+    return;
+  }
+  if (strlen(p) + strlen(b->w.files[file].path) >= PATH_MAX) {
+    /* No such file can be opened; and a path built from ${SCRIPT_DIR} several times over would
+     * grow with each level of sourcing (the fuzzer made gigabytes of messages that way). */
+    sm_add_cond(b, SM_WARN, "source-unresolved", file, cr,
+             pd_xasprintf("the sourced path is %zu bytes long, over the system's limit of %d; "
+                          "not followed",
+                          strlen(p), PATH_MAX));
+    free(p);
+    free(raw);
+    return;
+  }
+  char *full;
+  if (p[0] == '/') {
+    full = pd_path_normalize(p);
+  } else {
+    char *dir = pd_path_dirname(b->w.files[file].path);
+    char *j = pd_xasprintf("%s/%s", dir, p);
+    full = pd_path_normalize(j);
+    free(j);
+    free(dir);
+  }
+  free(p);
+  free(raw);
+
+  char *bn = pd_xstrdup(pd_path_base(full));
+  size_t L = strlen(bn);
+  if (L > 3 && !strcmp(bn + L - 3, ".sh")) bn[L - 3] = '\0';
+
+  for (size_t i = 0; i < b->nstack; i++)
+    if (!strcmp(b->w.files[b->stack[i]].path, full)) {
+      sm_add_cond(b, SM_WARN, "source-cycle", file, cr,
+               pd_xasprintf("%s sources itself (through %s); not followed again", full,
+                            b->w.files[file].path));
+      goto out;
+    }
+  if (b->nstack >= SM_MAX_SOURCE_DEPTH) {
+    sm_add_cond(b, SM_WARN, "source-depth", file, cr,
+             pd_xasprintf("sources nested more than %d deep; %s not followed", SM_MAX_SOURCE_DEPTH,
+                          full));
+    goto out;
+  }
+  if (b->w.nfiles >= SM_MAX_SOURCED_FILES) {
+    sm_add_cond(b, SM_WARN, "source-limit", file, cr,
+             pd_xasprintf("more than %d files sourced in all; %s not followed", SM_MAX_SOURCED_FILES,
+                          full));
+    goto out;
+  }
+  if (!under_root(full, b->opt->workspace_root)) {
+    sm_add_cond(b, SM_INFO, "source-outside", file, cr,
+             pd_xasprintf("%s is outside the workspace; not followed", full));
+    goto out;
+  }
+  if (!under_root_logged(b, full)) {
+    sm_add_cond(b, SM_INFO, "source-outside", file, cr,
+             pd_xasprintf("%s is outside the workspace (through a symbolic link); not followed",
+                          full));
+    goto out;
+  }
+  size_t len = 0;
+  errno = 0;
+  const cache_entry *hit = cache_find(b->opt->cache, full);
+  char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_logged(b, full, &len);
+  if (hit) len = hit->len;
+  if (!text) {
+    int e = errno;
+    sm_add_cond(b, SM_WARN, "source-missing", file, cr,
+             pd_xasprintf("cannot read sourced file %s: %s", full,
+                          e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT)));
+    if (models && !b->w.model) {
+      b->w.model = pd_xstrdup(bn);
+      b->w.source_file = file;
+      b->w.source_range = cr;
+    }
+    goto out;
+  }
+  {
+    int nf = sm_add_file(&b->w, full, text, len, file, cr);
+    full = NULL;
+    if (hit) {
+      b->w.trees[nf] = sm_tree_ref_new(ts_tree_copy(hit->tree));
+    } else {
+      b->w.trees[nf] = sm_tree_ref_new(ts_parser_parse_string(b->parser, NULL, b->w.files[nf].text,
+                                                         (uint32_t)b->w.files[nf].len));
+      cache_add(b->opt->cache, b->w.files[nf].path, text, len, b->w.trees[nf]->tree);
+    }
+    bool before = b->w.defined_model_args;
+    b->w.defined_model_args = false;
+    sm_walk_file(b, nf);
+    if (b->w.defined_model_args && !before) {
+      free(b->w.model);
+      b->w.model = pd_xstrdup(bn);
+      b->w.source_file = file;
+      b->w.source_range = cr;
+    }
+    b->w.defined_model_args = b->w.defined_model_args || before;
+  }
+out:
+  free(bn);
+  free(full);
+}

@@ -1,0 +1,613 @@
+/* walk: the statement walker. It walks the syntax tree statement by statement, the way bash
+ * would run it but without running anything, collecting arrays, variables and the train
+ * command into the walk's state (sm_int.h). */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/path.h"
+#include "base/str.h"
+#include "script/bashsym.h"
+#include "script/sm_int.h"
+
+sh_file sm_shfile(const sm_builder *b, int file) {
+  const sm_file *f = &b->w.files[file];
+  return (sh_file){f->text, f->len, file, f->path};
+}
+
+void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_range r,
+                     char *message) {
+  sm_condition *c = PD_PUSH(b->w.conds, b->w.nconds, b->w.conds_cap);
+  c->level = lvl;
+  c->code = pd_xstrdup(code);
+  c->message = message;
+  c->file = file;
+  c->range = r;
+}
+
+/* The source text of n (clamped to the file), borrowed. */
+const char *sm_node_span(const sm_builder *b, int file, TSNode n, size_t *len) {
+  const sm_file *f = &b->w.files[file];
+  uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
+  if (z > f->len) z = (uint32_t)f->len;
+  if (a > z) a = z;
+  *len = z - a;
+  return f->text + a;
+}
+
+char *sm_node_text(const sm_builder *b, int file, TSNode n) {
+  size_t len;
+  const char *s = sm_node_span(b, file, n, &len);
+  return pd_xstrndup(s, len);
+}
+
+
+/* All children of n in one pass (ts_node_child is O(index) in this runtime). Caller frees. */
+static TSNode *children_of(TSNode n, uint32_t *count) {
+  uint32_t nc = ts_node_child_count(n), k = 0;
+  TSNode *v = pd_xmalloc((nc ? nc : 1) * sizeof *v);
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do v[k++] = ts_tree_cursor_current_node(&c);
+    while (k < nc && ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
+  *count = k;
+  return v;
+}
+
+void sm_report_syntax(sm_builder *b, int file, TSNode n) {
+  if (b->w.syntax_conds >= SM_MAX_SYNTAX_CONDS) return;
+  if (bs_is(n, BS_ERROR) || ts_node_is_missing(n)) {
+    char *snippet = sm_node_text(b, file, n);
+    if (strlen(snippet) > 40) strcpy(snippet + 37, "...");
+    for (char *p = snippet; *p; p++)
+      if (*p == '\n' || *p == '\r' || *p == '\t') *p = ' ';
+    char *msg = ts_node_is_missing(n)
+                    ? pd_xasprintf("syntax error: missing `%s`; flags after this point may be "
+                                   "incomplete",
+                                   ts_node_type(n))
+                    : pd_xasprintf("syntax error near `%s`; flags inside it were recovered "
+                                   "where possible",
+                                   snippet);
+    free(snippet);
+    sm_add_cond(b, SM_ERROR, "syntax", file, sh_node_range(n), msg);
+    b->w.syntax_conds++;
+    return;
+  }
+  if (!ts_node_has_error(n)) return;
+  uint32_t nc;
+  TSNode *kids = children_of(n, &nc);
+  for (uint32_t i = 0; i < nc && b->w.syntax_conds < SM_MAX_SYNTAX_CONDS; i++)
+    sm_report_syntax(b, file, kids[i]);
+  free(kids);
+}
+
+void sm_walk_file(sm_builder *b, int file) {
+  TSNode root = ts_tree_root_node(b->w.trees[file]->tree);
+  sm_report_syntax(b, file, root);
+  *PD_PUSH(b->stack, b->nstack, b->stack_cap) = file;
+  sm_walk_node(b, file, root, false);
+  b->nstack--;
+}
+
+/* ---- NOTE comments ------------------------------------------------------------------------ */
+
+/* "# NOTE(x): why" / "#NOTE: why" -> true */
+static bool is_note(const char *c) {
+  while (*c == '#' || *c == ' ' || *c == '\t') c++;
+  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ');
+}
+
+typedef struct {
+  pd_buf text;
+  bool has_note;
+  int file;
+  sm_range range;
+  uint32_t last_line;
+  bool active;
+} note_block;
+
+static void note_reset(note_block *nb) {
+  pd_buf_free(&nb->text);
+  nb->has_note = false;
+  nb->active = false;
+}
+
+/* A comment on its own line: extends the block above, or starts one. */
+static void note_add_line(note_block *nb, const sm_builder *b, int file, TSNode c) {
+  sm_range r = sh_node_range(c);
+  if (!nb->active || r.start_line != nb->last_line + 1) {
+    note_reset(nb);
+    nb->active = true;
+    nb->range = r;
+    nb->file = file;
+  }
+  char *t = sm_node_text(b, file, c);
+  if (is_note(t) && !nb->has_note) { /* the NOTE starts the attached text */
+    pd_buf_free(&nb->text);
+    nb->has_note = true;
+    nb->range = r;
+  }
+  if (nb->has_note) {
+    const char *s = t;
+    while (*s == '#' || *s == ' ') s++;
+    if (nb->text.len) pd_buf_putc(&nb->text, ' ');
+    pd_buf_puts(&nb->text, s);
+    nb->range.end_byte = r.end_byte;
+    nb->range.end_line = r.end_line;
+    nb->range.end_col = r.end_col;
+  }
+  nb->last_line = r.end_line;
+  free(t);
+}
+
+bool sm_looks_like_flag(const char *s) {
+  return s[0] == '-' && s[1] == '-' && isalpha((unsigned char)s[2]);
+}
+
+static void attach_note(sh_env *e, sh_field *f, const char *text, int file, sm_range r) {
+  f->note = sh_intern(e, text, strlen(text));
+  f->note_file = file;
+  f->note_range = r;
+}
+
+/* ---- arrays -------------------------------------------------------------------------------- */
+
+/* Unterminated double quote inside an array (half-typed): the grammar swallows the following
+ * lines into the string. Keep its first line as the value and re-read the rest line by line. */
+static bool recover_string_lines(sm_builder *b, int file, TSNode str, const char *group, bool cond,
+                                 sh_fields *arr, bool *closed) {
+  const sm_file *f = &b->w.files[file];
+  uint32_t a = ts_node_start_byte(str), z = ts_node_end_byte(str);
+  if (z > f->len) z = (uint32_t)f->len;
+  const char *nl = memchr(f->text + a, '\n', z - a);
+  if (!nl) return false;
+  uint32_t first_end = (uint32_t)(nl - f->text);
+  sm_range r0 = sm_file_range(&b->w.files[file], a, first_end);
+  sh_field *v = PD_PUSH(arr->v, arr->n, arr->cap);
+  memset(v, 0, sizeof *v);
+  v->text = sh_intern(b->w.env, f->text + a + 1, first_end - a - 1);
+  v->resolved = false;
+  v->file = file;
+  v->range = r0;
+  v->group = group;
+  v->conditional = cond;
+  uint32_t p = first_end + 1;
+  while (p < z) {
+    const char *e = memchr(f->text + p, '\n', z - p);
+    uint32_t le = e ? (uint32_t)(e - f->text) : z;
+    uint32_t q = p;
+    while (q < le) {
+      while (q < le && isspace((unsigned char)f->text[q])) q++;
+      if (q >= le) break;
+      if (f->text[q] == '#') break;
+      if (f->text[q] == ')') {
+        *closed = true;
+        return true;
+      }
+      uint32_t w = q;
+      while (w < le && !isspace((unsigned char)f->text[w]) && f->text[w] != '"') w++;
+      if (w == q) w = q + 1;
+      sh_field *t = PD_PUSH(arr->v, arr->n, arr->cap);
+      memset(t, 0, sizeof *t);
+      t->text = sh_intern(b->w.env, f->text + q, w - q);
+      t->resolved = !memchr(t->text, '$', w - q) && !memchr(t->text, '\'', w - q);
+      t->file = file;
+      t->range = sm_file_range(&b->w.files[file], q, w);
+      t->group = group;
+      t->conditional = cond;
+      q = w;
+    }
+    p = le + 1;
+  }
+  return true;
+}
+
+/* Array elements and comments from children [from, to) of `parent`. Returns true when a `)`
+ * closed the array. */
+static bool fill_array(sm_builder *b, int file, TSNode parent, uint32_t from, uint32_t to,
+                       const char *name, bool cond, sh_fields *arr) {
+  sh_file sf = sm_shfile(b, file);
+  note_block nb = {0};
+  uint32_t last_elem_line = UINT32_MAX;
+  size_t last_line_first = arr->n; /* first field produced on last_elem_line */
+  bool closed = false;
+  /* A cursor keeps this linear: ts_node_child(parent, i) walks from the first child. */
+  TSTreeCursor cur = ts_tree_cursor_new(parent);
+  bool more = ts_tree_cursor_goto_first_child(&cur);
+  for (uint32_t i = 0; more && i < to && !closed;
+       i++, more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    if (i < from) continue;
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    bs_kind t = bs_kind_of(c);
+    if (!ts_node_is_named(c)) {
+      if (t == BS_RPAREN) closed = !ts_node_is_missing(c);
+      continue;
+    }
+    sm_range r = sh_node_range(c);
+    if (t == BS_COMMENT) {
+      if (r.start_line == last_elem_line) {
+        /* trailing comment: a NOTE explains the last flag on that line */
+        char *txt = sm_node_text(b, file, c);
+        if (is_note(txt)) {
+          for (size_t k = arr->n; k-- > last_line_first;)
+            if (sm_looks_like_flag(arr->v[k].text)) {
+              const char *s = txt;
+              while (*s == '#' || *s == ' ') s++;
+              attach_note(b->w.env, &arr->v[k], s, file, r);
+              break;
+            }
+        }
+        free(txt);
+      } else {
+        note_add_line(&nb, b, file, c);
+      }
+      continue;
+    }
+    if (t == BS_STRING && r.end_line > r.start_line && ts_node_has_error(parent) &&
+        recover_string_lines(b, file, c, name, cond, arr, &closed)) {
+      last_elem_line = UINT32_MAX;
+      continue;
+    }
+    size_t before = arr->n;
+    sh_expand(b->w.env, &sf, c, name, cond, arr);
+    if (nb.active && nb.has_note && nb.last_line + 1 == r.start_line) {
+      for (size_t k = before; k < arr->n; k++)
+        if (sm_looks_like_flag(arr->v[k].text)) {
+          attach_note(b->w.env, &arr->v[k], nb.text.data, nb.file, nb.range);
+          break;
+        }
+    }
+    note_reset(&nb);
+    if (r.start_line != last_elem_line) last_line_first = before;
+    last_elem_line = r.end_line;
+  }
+  ts_tree_cursor_delete(&cur);
+  note_reset(&nb);
+  return closed;
+}
+
+/* NAME=( ... ) / NAME+=( ... ): the elements are children [from, to) of parent (the array node,
+ * or an ERROR node the parser left around a half-typed one); `range` is the whole definition. */
+static void define_array(sm_builder *b, int file, TSNode parent, uint32_t from, uint32_t to,
+                         const char *name, bool append, bool cond, sm_range range) {
+  sh_fields *arr = sh_array_define(b->w.env, name, append);
+  sm_array *a = PD_PUSH(b->w.arrays, b->w.narrays, b->w.arrays_cap);
+  a->name = pd_xstrdup(name);
+  a->file = file;
+  a->range = range;
+  a->append = append;
+  a->conditional = cond;
+  if (!strcmp(name, "MODEL_ARGS")) b->w.defined_model_args = true;
+  fill_array(b, file, parent, from, to, sh_intern(b->w.env, name, strlen(name)), cond, arr);
+}
+
+
+/* ---- assignments, sources, commands ------------------------------------------------------- */
+
+static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) {
+  TSNode name = bs_child(n, BSF_NAME);
+  TSNode value = bs_child(n, BSF_VALUE);
+  if (ts_node_is_null(name)) return;
+  /* NAME+=...: the operator follows the name (ts_node_child(n, i) would be O(i) each) */
+  bool append = false;
+  {
+    const sm_file *f = &b->w.files[file];
+    uint32_t e = ts_node_end_byte(name);
+    append = e + 1 < f->len && f->text[e] == '+' && f->text[e + 1] == '=';
+  }
+  if (bs_is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
+  char *vname = sm_node_text(b, file, name);
+  if (!ts_node_is_null(value) && bs_is(value, BS_ARRAY)) {
+    define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
+                 sh_node_range(n));
+  } else {
+    sh_file sf = sm_shfile(b, file);
+    bool known = true;
+    char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->w.env, &sf, value, &known);
+    if (append) {
+      const char *old;
+      bool oldknown;
+      if (sh_var_get(b->w.env, vname, &old, &oldknown)) {
+        char *j = pd_xasprintf("%s%s", old, v);
+        free(v);
+        v = j;
+        known = known && oldknown;
+      }
+    }
+    sh_var_set(b->w.env, vname, v, known);
+    sh_var_mark(b->w.env, vname, file, sh_node_range(n), exported);
+    free(v);
+  }
+  free(vname);
+}
+
+
+static const char *const launchers[] = {"ray",  "stdbuf", "nohup",    "env",  "timeout",
+                                        "exec", "time",   "torchrun", "srun", "numactl"};
+
+/* A command name the train line can start with (its last path component is looked at). */
+bool sm_is_launcher_name(const char *s) {
+  const char *t = pd_path_base(s);
+  if (!strncmp(t, "python", 6)) return true;
+  for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+    if (!strcmp(t, launchers[i])) return true;
+  return false;
+}
+
+static bool is_launcher_field(const sh_field *f) {
+  if (!f->resolved) return true; /* "${TRAIN_PYTHON}" */
+  return sm_is_launcher_name(f->text);
+}
+
+/* Index of the entrypoint in argv, or -1. */
+static long find_entrypoint(const sh_fields *argv) {
+  for (size_t i = 0; i < argv->n; i++) {
+    const char *t = argv->v[i].text;
+    if (!argv->v[i].resolved) continue;
+    if (i > 0 && !strcmp(t, "relax.entrypoints.train") && !strcmp(argv->v[i - 1].text, "-m"))
+      return (long)i;
+    if (pd_str_ends(t, "relax/entrypoints/train.py")) return (long)i;
+  }
+  return -1;
+}
+
+static void consider_train(sm_builder *b, int file, TSNode cmd, sh_fields *argv, bool cond) {
+  long ep = find_entrypoint(argv);
+  if (ep >= 0) b->unrepeatable = true;
+  if (ep < 0 || argv->n == 0 || !is_launcher_field(&argv->v[0])) return;
+  sm_range r = sh_node_range(cmd);
+  if (b->w.train_found) {
+    sm_add_cond(b, SM_INFO, "train-line-extra", file, r,
+             pd_xasprintf("another train command at line %u; the first one (line %u) is analysed",
+                          r.start_line + 1, b->w.train_range.start_line + 1));
+    return;
+  }
+  b->w.train_found = true;
+  b->w.train_file = file;
+  b->w.train_range = r;
+  for (size_t i = (size_t)ep + 1; i < argv->n; i++) {
+    sh_fields_push(&b->w.train, &argv->v[i]);
+    if (cond && b->w.train.v[b->w.train.n - 1].group == NULL)
+      b->w.train.v[b->w.train.n - 1].conditional = true;
+  }
+}
+
+static void command(sm_builder *b, int file, TSNode n, bool cond) {
+  TSNode name = bs_child(n, BSF_NAME);
+  if (ts_node_is_null(name)) return;
+  char *cname = sm_node_text(b, file, name);
+  uint32_t nargs = 0;
+  TSNode args[2];
+  memset(args, 0, sizeof args);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode c = ts_node_named_child(n, i);
+    if (ts_node_eq(c, name) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
+        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
+      continue;
+    if (nargs < 2) args[nargs] = c;
+    nargs++;
+  }
+  if ((!strcmp(cname, "source") || !strcmp(cname, ".")) && nargs >= 1) {
+    sm_follow_source(b, file, n, args[0]);
+    free(cname);
+    return;
+  }
+  if (!strcmp(cname, "printf") && nargs >= 2) { /* printf -v VAR ...: set, value unknown */
+    char *a0 = sm_node_text(b, file, args[0]);
+    if (!strcmp(a0, "-v")) {
+      char *var = sm_node_text(b, file, args[1]);
+      sh_var_set(b->w.env, var, "", false);
+      free(var);
+    }
+    free(a0);
+  }
+  int ffile;
+  TSNode fbody;
+  if (sh_func_get(b->w.env, cname, &ffile, &fbody)) {
+    if (b->call_depth < SM_MAX_CALL_DEPTH) {
+      b->call_depth++;
+      sm_walk_node(b, ffile, fbody, cond);
+      b->call_depth--;
+    }
+    free(cname);
+    return;
+  }
+  /* An ordinary command (echo, cat, mkdir) matters only through expansions with side effects
+   * (${X:=v}, $((X=1))): without a `$` or backquote, and not named like a launcher, it cannot be
+   * the train line and changes nothing, so its words are not expanded. */
+  bool ordinary = !strpbrk(cname, "$`\"'\\") && !sm_is_launcher_name(cname);
+  free(cname);
+  if (ordinary) {
+    size_t len;
+    const char *t = sm_node_span(b, file, n, &len);
+    if (!len || (!memchr(t, '$', len) && !memchr(t, '`', len))) return;
+  }
+
+  sh_file sf = sm_shfile(b, file);
+  sh_fields argv = {0};
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+    TSNode c = ts_node_child(n, i);
+    if (!ts_node_is_named(c) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
+        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
+      continue;
+    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    if (ts_node_is_null(c)) continue;
+    sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
+  }
+  consider_train(b, file, n, &argv, cond);
+  sh_fields_free(&argv);
+}
+
+static void for_loop(sm_builder *b, int file, TSNode n, bool cond) {
+  TSNode var = bs_child(n, BSF_VARIABLE);
+  TSNode body = bs_child(n, BSF_BODY);
+  if (ts_node_is_null(var) || ts_node_is_null(body)) return;
+  char *vname = sm_node_text(b, file, var);
+  sh_file sf = sm_shfile(b, file);
+  sh_fields items = {0};
+  bool have_values = false;
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+    if (bs_child_in(n, i, BSF_VALUE)) {
+      sh_expand(b->w.env, &sf, ts_node_child(n, i), NULL, cond, &items);
+      have_values = true;
+    }
+  }
+  bool all_known = have_values && items.n > 0;
+  for (size_t i = 0; i < items.n; i++) all_known = all_known && items.v[i].resolved;
+  if (!have_values || items.n == 0) {
+    sm_walk_node(b, file, body, true); /* body once, values unknown */
+  } else {
+    /* Known words: the body runs once per word, as certainly as the loop itself does. */
+    for (size_t i = 0; i < items.n && b->w.loop_budget > 0; i++, b->w.loop_budget--) {
+      if (items.v[i].vanished) continue;
+      sh_var_set(b->w.env, vname, items.v[i].text, items.v[i].resolved);
+      sm_walk_node(b, file, body, cond || !all_known);
+    }
+  }
+  sh_fields_free(&items);
+  free(vname);
+}
+
+/* case WORD in ...: with a known subject only the first matching branch runs (still marked
+ * conditional, since the subject is usually an environment default); otherwise all do. */
+static void case_statement(sm_builder *b, int file, TSNode n) {
+  TSNode subject = bs_child(n, BSF_VALUE);
+  sh_file sf = sm_shfile(b, file);
+  bool known = false;
+  char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->w.env, &sf, subject, &known);
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+    TSNode item = ts_node_named_child(n, i);
+    if (!bs_is(item, BS_CASE_ITEM)) continue;
+    bool match = !known;
+    for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
+      if (!bs_child_in(item, j, BSF_VALUE)) continue;
+      bool pk;
+      char *pat = sh_expand_scalar(b->w.env, &sf, ts_node_child(item, j), &pk);
+      match = pk && fnmatch(pat, subj, 0) == 0;
+      free(pat);
+    }
+    if (!match) continue;
+    for (uint32_t j = 0; j < ts_node_child_count(item); j++) {
+      TSNode c = ts_node_child(item, j);
+      if (bs_child_in(item, j, BSF_VALUE) || !ts_node_is_named(c)) continue;
+      sm_walk_node(b, file, c, true);
+    }
+    if (known) break;
+  }
+  free(subj);
+}
+
+/* Inside an ERROR node: statements the parser still recognised are walked; a dangling
+ * `NAME=( ...` keeps collecting elements; loose words form a command. */
+static void recover(sm_builder *b, int file, TSNode n, bool cond) {
+  uint32_t nc;
+  TSNode *kids = children_of(n, &nc);
+  uint32_t words_from = UINT32_MAX;
+  for (uint32_t i = 0; i < nc; i++) {
+    TSNode c = kids[i];
+    bs_kind t = bs_kind_of(c);
+    if (t == BS_VARIABLE_NAME && i + 2 < nc &&
+        (bs_is(kids[i + 1], BS_EQ) || bs_is(kids[i + 1], BS_PLUS_EQ)) &&
+        bs_is(kids[i + 2], BS_LPAREN)) {
+      char *name = sm_node_text(b, file, c);
+      uint32_t j = i + 3;
+      while (j < nc && !bs_is(kids[j], BS_RPAREN)) j++;
+      define_array(b, file, n, i + 3, j, name, bs_is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
+      free(name);
+      i = j;
+      words_from = UINT32_MAX;
+      continue;
+    }
+    if (t == BS_WORD || t == BS_STRING || t == BS_RAW_STRING ||
+        t == BS_CONCATENATION || t == BS_EXPANSION ||
+        t == BS_SIMPLE_EXPANSION || t == BS_NUMBER) {
+      if (words_from == UINT32_MAX) words_from = i;
+      continue;
+    }
+    if (ts_node_is_named(c) && t != BS_COMMENT) sm_walk_node(b, file, c, cond);
+  }
+  if (words_from != UINT32_MAX) {
+    sh_file sf = sm_shfile(b, file);
+    sh_fields argv = {0};
+    for (uint32_t i = words_from; i < nc; i++) {
+      TSNode c = kids[i];
+      if (ts_node_is_named(c) && !bs_is(c, BS_COMMENT)) sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
+    }
+    consider_train(b, file, n, &argv, cond);
+    sh_fields_free(&argv);
+  }
+  free(kids);
+}
+
+/* Walks each named child; a tree cursor keeps this linear (ts_node_child is O(index)). */
+static void walk_children(sm_builder *b, int file, TSNode n, bool cond) {
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do {
+      TSNode ch = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_named(ch)) sm_walk_node(b, file, ch, cond);
+    } while (ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
+}
+
+void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
+  bs_kind t = bs_kind_of(n);
+  if (t == BS_VARIABLE_ASSIGNMENT) {
+    assign(b, file, n, cond, false);
+  } else if (t == BS_COMMAND) {
+    command(b, file, n, cond);
+  } else if (t == BS_DECLARATION_COMMAND) {
+    char *kw = ts_node_child_count(n) ? sm_node_text(b, file, ts_node_child(n, 0)) : NULL;
+    bool exported = kw && !strcmp(kw, "export");
+    free(kw);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      TSNode c = ts_node_named_child(n, i);
+      if (bs_is(c, BS_VARIABLE_ASSIGNMENT)) {
+        assign(b, file, c, cond, exported);
+      } else if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
+        char *v = sm_node_text(b, file, c);
+        const char *val;
+        bool known;
+        if (sh_var_get(b->w.env, v, &val, &known)) sh_var_mark(b->w.env, v, file, sh_node_range(n), true);
+        free(v);
+      }
+    }
+  } else if (t == BS_UNSET_COMMAND) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      char *v = sm_node_text(b, file, ts_node_named_child(n, i));
+      if (strcmp(v, "-f") != 0 && strcmp(v, "-v") != 0) sh_var_unset(b->w.env, v);
+      free(v);
+    }
+  } else if (t == BS_FUNCTION_DEFINITION) {
+    TSNode name = bs_child(n, BSF_NAME);
+    TSNode body = bs_child(n, BSF_BODY);
+    if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
+      b->unrepeatable = true; /* its body is a node of this build's tree */
+      char *fname = sm_node_text(b, file, name);
+      sh_func_define(b->w.env, fname, file, body);
+      free(fname);
+    }
+  } else if (t == BS_FOR_STATEMENT) {
+    for_loop(b, file, n, cond);
+  } else if (t == BS_ERROR) {
+    recover(b, file, n, cond);
+  } else if (t == BS_CASE_STATEMENT) {
+    case_statement(b, file, n);
+  } else if (t == BS_IF_STATEMENT || t == BS_ELIF_CLAUSE ||
+             t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT ||
+             t == BS_C_STYLE_FOR_STATEMENT) {
+    walk_children(b, file, n, true);
+  } else if (t == BS_HEREDOC_BODY || t == BS_HEREDOC_REDIRECT ||
+             t == BS_COMMENT || t == BS_TEST_COMMAND ||
+             t == BS_COMMAND_SUBSTITUTION) {
+    /* nothing to collect */
+  } else {
+    /* program, lists, pipelines, redirected statements, subshells, compound statements */
+    walk_children(b, file, n, cond);
+  }
+}

@@ -1,0 +1,988 @@
+#include "trace/rank.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/iv.h"
+#include "trace/read.h"
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#define NO_ID UINT32_MAX
+/* Host gaps up to this long between CPU ops still count as "launch activity": eager PyTorch
+ * spends tens of µs of Python between ops, which is not data supply. */
+#define HOST_BRIDGE_NS 100000
+/* HTA's consecutive_kernel_delay default (µs in practice), in ns. */
+#define KERNEL_WAIT_NS 30000
+
+/* ---- string interning (kernel names, collective args) ---- */
+
+typedef struct {
+  const char **str; /* id -> name (the map's copy) */
+  uint8_t *cls;     /* kernel class, computed on first use */
+  size_t n, cap;
+  pd_map ids;       /* name -> id */
+} names;
+
+static uint32_t names_intern(names *t, const char *s) {
+  bool added;
+  pd_map_slot *slot = pd_map_put(&t->ids, s, &added);
+  if (!added) return (uint32_t)slot->value;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 256;
+    t->str = pd_xrealloc(t->str, t->cap * sizeof *t->str);
+    t->cls = pd_xrealloc(t->cls, t->cap);
+  }
+  slot->value = t->n;
+  t->str[t->n] = slot->key;
+  t->cls[t->n] = 0;
+  return (uint32_t)t->n++;
+}
+
+static void names_free(names *t) {
+  pd_map_free(&t->ids);
+  free(t->str);
+  free(t->cls);
+}
+
+/* ---- kernel classification: HTA's regexes, spelled out ---- */
+
+static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+int tr_kernel_class(const char *n) {
+  /* COMMUNICATION: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*) */
+  if (starts(n, "nccl") || starts(n, "hip") || starts(n, "hccl") || strstr(n, "ncclKernel"))
+    return TR_COMM;
+  /* MEMORY: (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma) */
+  if (starts(n, "Memcpy") || starts(n, "Memset") || starts(n, "hipMemcpy") ||
+      starts(n, "hipMemset") || starts(n, "dma"))
+    return TR_MEM;
+  /* COMPUTATION: everything that does not match HTA's non-compute pattern (re.match, so
+   * "(cuda.*LaunchKernel)" is anchored at the start while ".*X" means "contains X"). */
+  const char *cuda = starts(n, "cuda") ? strstr(n + 4, "LaunchKernel") : NULL;
+  if (starts(n, "nccl") || strstr(n, "Memcpy") || strstr(n, "Memset") || strstr(n, "dma") ||
+      strstr(n, "Sync") || starts(n, "Stream Wait Event") || cuda || starts(n, "runFunction") ||
+      starts(n, "hip") || starts(n, "job_exe") || starts(n, "packet") || starts(n, "pe_exe") ||
+      starts(n, "cpum_exe_subgraph") || starts(n, "hccl") ||
+      starts(n, "collective_subgraph_execution"))
+    return TR_OTHER;
+  return TR_COMP;
+}
+
+static int names_class(names *t, uint32_t id) {
+  if (!t->cls[id]) t->cls[id] = (uint8_t)tr_kernel_class(t->str[id]);
+  return t->cls[id];
+}
+
+/* ---- compact records ---- */
+
+/* One GPU row: 40 bytes, as a GB-sized trace holds about a million of them. */
+typedef struct {
+  int64_t ts, end;  /* ns on the trace clock */
+  int64_t link;     /* the correlation id while reading; the launch call's start once joined */
+  uint32_t rt_dur;  /* the launch call's duration, ns (saturates at 4.29 s) */
+  int32_t stream;
+  uint32_t name;
+  uint32_t ci : 20; /* index into col.cinfo, or CI_NONE (past a million: no collective args) */
+  uint32_t adj : 4;    /* HTA's double rounding of this row, see hta_adj */
+  uint32_t rt_adj : 4; /* ... and of its launch call */
+  uint32_t kcat : 1;    /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
+  uint32_t has_corr : 1;
+  uint32_t has_rt : 1;  /* a CPU row with the same correlation was found */
+  uint32_t launch : 1;  /* ... and it is one of the launch calls HTA's launch stats count */
+} gev;
+
+#define CI_NONE ((1u << 20) - 1)
+
+/* One CPU row with a correlation id (runtime / driver call): 24 bytes. */
+typedef struct {
+  int64_t corr, ts;
+  uint32_t dur; /* ns, saturating */
+  uint32_t name : 28;
+  uint32_t adj : 4;
+} rtev;
+
+static uint32_t sat_u32(int64_t x) { return x < 0 ? 0 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
+
+typedef struct {
+  uint32_t coll, pg, pg_ranks, comms_id; /* interned, or NO_ID */
+  int64_t seq, nelems;
+} cinfo;
+
+typedef struct {
+  long n;
+  int64_t ts, end;
+  bool user_annotation;
+  unsigned adj;
+} steprow;
+
+typedef struct {
+  names nm;
+  gev *g;
+  size_t ng, capg;
+  rtev *rt;
+  size_t nrt, caprt;
+  pd_index rtix; /* corr -> rt index */
+  cinfo *ci;
+  size_t nci, capci;
+  steprow *st;
+  size_t nst, capst;
+  tr_ivs host, hostcoll;
+  size_t host_compact_at;
+  bool float_ts;
+  bool has_memory;
+  int64_t tmin, tmax;
+  bool any_time;
+  char *scratch[2]; /* decoded strings of the current event */
+  size_t scap[2];
+  tr_rank *out;
+} col;
+
+/* ---- field helpers ---- */
+
+static bool jnum(json_t *v, double *out) {
+  if (json_is_integer(v)) *out = (double)json_integer_value(v);
+  else if (json_is_real(v)) *out = json_real_value(v);
+  else return false;
+  return true;
+}
+
+/* The slice as a NUL-terminated string in one of the collector's two scratch buffers. */
+static const char *scratch_str(col *c, int which, const tr_slice *sl) {
+  if (!sl->p) return NULL;
+  if (c->scap[which] < sl->n + 1) {
+    c->scap[which] = sl->n + 64;
+    c->scratch[which] = pd_xrealloc(c->scratch[which], c->scap[which]);
+  }
+  tr_slice_decode(sl, c->scratch[which]);
+  return c->scratch[which];
+}
+
+/* A string or number arg, interned as text, or NO_ID. */
+static uint32_t slice_intern(col *c, const tr_slice *sl) {
+  const char *t = scratch_str(c, 1, sl);
+  return t ? names_intern(&c->nm, t) : NO_ID;
+}
+
+/* ---- runtime map ---- */
+
+static bool rt_eq(const void *items, size_t i, const void *key) {
+  return ((const rtev *)items)[i].corr == *(const int64_t *)key;
+}
+
+static uint64_t rt_hash(const void *items, size_t i) { return pd_hash_i64(((const rtev *)items)[i].corr); }
+
+/* The later row of a correlation id wins, as in HTA. */
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name, unsigned adj) {
+  rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
+  *r = (rtev){corr, ts, sat_u32(end - ts), name, adj};
+  pd_index_add(&c->rtix, pd_hash_i64(corr), c->nrt - 1, rt_eq, rt_hash, c->rt, &corr);
+}
+
+static const rtev *rt_find(const col *c, int64_t corr) {
+  size_t i;
+  if (corr < 0 || !pd_index_find(&c->rtix, pd_hash_i64(corr), rt_eq, c->rt, &corr, &i)) return NULL;
+  return &c->rt[i];
+}
+
+/* ---- event intake ---- */
+
+static bool parse_step(const char *name, long *n) {
+  /* HTA: ^ProfilerStep#(\d+) selects the rows; the number is read with ProfilerStep\s*#\s*(\d+) */
+  if (!starts(name, "ProfilerStep#")) return false;
+  const char *p = name + 13;
+  if (!isdigit((unsigned char)*p)) return false;
+  *n = strtol(p, NULL, 10);
+  return true;
+}
+
+static void host_add(col *c, int64_t b, int64_t e) {
+  tr_ivs_push(&c->host, b, e);
+  if (c->host.n >= c->host_compact_at) { /* keep memory bounded by the union's size */
+    tr_ivs_merge(&c->host);
+    tr_ivs_bridge(&c->host, HOST_BRIDGE_NS);
+    c->host_compact_at = c->host.n * 2 > 65536 ? c->host.n * 2 : 65536;
+  }
+}
+
+/* The categories the analyses tell apart (trace-format.md), decoded once per event. */
+enum {
+  CAT_NONE,    /* no "cat" string: HTA drops the row */
+  CAT_OTHER,
+  CAT_TRACE,   /* the whole-capture span, dropped by HTA */
+  CAT_GPU,     /* kernel / gpu_memcpy / gpu_memset (and HTA's capitalised variants) */
+  CAT_CPU_OP,
+  CAT_RUNTIME, /* cuda_runtime / cuda_driver / Runtime */
+  CAT_USER_ANNOTATION,
+  CAT_INSTANT, /* cpu_instant_event: [memory] events */
+};
+
+static int cat_code(const tr_slice *c) {
+  static const struct {
+    const char *s;
+    int code;
+  } cats[] = {{"cpu_op", CAT_CPU_OP},           {"kernel", CAT_GPU},        {"cuda_runtime", CAT_RUNTIME},
+              {"gpu_memcpy", CAT_GPU},          {"gpu_memset", CAT_GPU},    {"user_annotation", CAT_USER_ANNOTATION},
+              {"cuda_driver", CAT_RUNTIME},     {"Trace", CAT_TRACE},       {"cpu_instant_event", CAT_INSTANT},
+              {"Kernel", CAT_GPU},              {"Memcpy", CAT_GPU},        {"Memset", CAT_GPU},
+              {"mtia_ccp_events", CAT_GPU},     {"Runtime", CAT_RUNTIME}};
+  if (!c->p) return CAT_NONE;
+  for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+    if (tr_slice_eq(c, cats[i].s)) return cats[i].code;
+  return CAT_OTHER;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+/* HTA rounds with pandas floats: ceil(ts) and floor(ts + dur) on doubles. Past about 2^50 µs
+ * (absolute epoch µs with ns decimals) a double cannot hold the ns digits, so its rounding
+ * can differ from the exact decimal one by a µs. The difference, -1..1 for start and for end,
+ * is packed in 4 bits: (start + 1) * 3 + (end + 1). */
+static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
+  if (!ev->ts.real && !ev->dur.real) return 4; /* integers: doubles are exact */
+  double b = ceil(ev->ts.us), e = floor(ev->ts.us + ev->dur.us);
+  int64_t db = (int64_t)b - ceil_div(ts, 1000), de = (int64_t)e - floor_div(end, 1000);
+  db = db < -1 ? -1 : db > 1 ? 1 : db;
+  de = de < -1 ? -1 : de > 1 ? 1 : de;
+  return (unsigned)((db + 1) * 3 + (de + 1));
+}
+
+static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
+  (void)offset;
+  col *c = vc;
+  /* HTA rounds when pandas' ts column is float: any float ts, or any row without one. */
+  if (!ev->ts.present || ev->ts.real) c->float_ts = true;
+  const char *name = scratch_str(c, 0, &ev->name);
+  if (!name) name = "";
+  int cat = cat_code(&ev->cat);
+  if (cat == CAT_INSTANT && !strcmp(name, "[memory]")) c->has_memory = true;
+  if (cat == CAT_NONE || !ev->ts.present || !ev->dur.present) return; /* HTA drops rows without dur/cat */
+  if (cat == CAT_TRACE) return;
+  int64_t ts = ev->ts.v, end = ts + ev->dur.v;
+  if (!c->any_time || ts < c->tmin) c->tmin = ts;
+  if (!c->any_time || end > c->tmax) c->tmax = end;
+  c->any_time = true;
+  int64_t stream = ev->stream.present ? ev->stream.v : -1;
+  int64_t corr = ev->correlation.present ? ev->correlation.v : -1;
+  if (stream >= 0) {
+    gev *g = PD_PUSH(c->g, c->ng, c->capg);
+    g->ts = ts;
+    g->end = end;
+    g->link = corr;
+    g->has_corr = corr >= 0;
+    g->has_rt = g->launch = 0;
+    g->rt_adj = 4;
+    g->rt_dur = 0;
+    g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
+    g->name = names_intern(&c->nm, name);
+    g->kcat = cat == CAT_GPU;
+    g->ci = CI_NONE;
+    g->adj = hta_adj(ev, ts, end) & 15u;
+    if (names_class(&c->nm, g->name) == TR_COMM && c->nci < CI_NONE) {
+      cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
+      ci->coll = slice_intern(c, &ev->coll_name);
+      ci->pg = slice_intern(c, &ev->pg_name);
+      ci->pg_ranks = slice_intern(c, &ev->pg_ranks);
+      ci->comms_id = slice_intern(c, &ev->comms_id);
+      ci->seq = ev->seq.present ? ev->seq.v : -1;
+      ci->nelems = ev->nelems.present ? ev->nelems.v : -1;
+      g->ci = (uint32_t)(c->nci - 1) & CI_NONE;
+    }
+    return;
+  }
+  if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name), hta_adj(ev, ts, end));
+  long n;
+  if (parse_step(name, &n)) {
+    steprow *sr = PD_PUSH(c->st, c->nst, c->capst);
+    *sr = (steprow){n, ts, end, cat == CAT_USER_ANNOTATION, hta_adj(ev, ts, end)};
+  }
+  bool op = cat == CAT_CPU_OP;
+  if (op || cat == CAT_RUNTIME) host_add(c, ts, end);
+  if ((cat == CAT_USER_ANNOTATION && starts(name, "nccl:")) ||
+      (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
+    tr_ivs_push(&c->hostcoll, ts, end);
+}
+
+static void on_header(void *vc, const char *key, json_t *v) {
+  col *c = vc;
+  tr_rank *r = c->out;
+  if (!strcmp(key, "distributedInfo") && json_is_object(v)) {
+    json_t *jr = json_object_get(v, "rank");
+    if (json_is_integer(jr)) {
+      r->rank = (int)json_integer_value(jr);
+      r->rank_source = "distributedInfo";
+    }
+    json_t *ws = json_object_get(v, "world_size");
+    if (json_is_integer(ws)) r->world_size = (int)json_integer_value(ws);
+  } else if (!strcmp(key, "baseTimeNanoseconds")) {
+    double d;
+    if (json_is_integer(v)) {
+      r->base_ns = (int64_t)json_integer_value(v);
+      r->has_base = true;
+    } else if (jnum(v, &d)) {
+      r->base_ns = (int64_t)llround(d);
+      r->has_base = true;
+    }
+  }
+}
+
+/* ---- file name ---- */
+
+static int num_after(const char *s, const char *key, bool allow_sep) {
+  for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+    const char *q = p + strlen(key);
+    if (allow_sep && (*q == '_' || *q == '-')) q++;
+    if (isdigit((unsigned char)*q)) return (int)strtol(q, NULL, 10);
+  }
+  return -1;
+}
+
+void tr_parse_file_name(const char *path, int *rank, int *dp, int *tp, int *pp) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  *rank = num_after(base, "rank", true);
+  *dp = num_after(base, "_dp", false);
+  *tp = num_after(base, "_tp", false);
+  *pp = num_after(base, "_pp", false);
+}
+
+/* ---- HTA analyses ---- */
+
+typedef struct {
+  int64_t ts, end; /* HTA's view (rounded when the trace has float ts), ns */
+} hspan;
+
+static hspan hta_span(bool round, int64_t ts, int64_t end, unsigned adj) {
+  if (!round) return (hspan){ts, end};
+  int64_t db = (int64_t)(adj / 3) - 1, de = (int64_t)(adj % 3) - 1;
+  return (hspan){(ceil_div(ts, 1000) + db) * 1000, (floor_div(end, 1000) + de) * 1000};
+}
+
+static bool is_launch_api(const char *n) {
+  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
+         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
+}
+
+static int gev_cmp(const void *pa, const void *pb) {
+  const gev *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Joins every GPU row with its launching CPU row, then drops the runtime table (the largest
+ * structure after the GPU rows) and sorts the GPU rows by start. */
+static void join_and_sort(col *c) {
+  for (size_t i = 0; i < c->ng; i++) {
+    gev *g = &c->g[i];
+    const rtev *rt = g->has_corr ? rt_find(c, g->link) : NULL;
+    if (rt) {
+      g->has_rt = 1;
+      g->link = rt->ts;
+      g->rt_dur = rt->dur;
+      g->launch = is_launch_api(c->nm.str[rt->name]);
+      g->rt_adj = rt->adj;
+    }
+  }
+  free(c->rt);
+  pd_index_free(&c->rtix);
+  c->rt = NULL;
+  c->caprt = 0;
+  if (c->ng) qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
+}
+
+/* Appends [b, e) to a set being built from intervals in start order, merging with HTA's rule
+ * (a new group only when b is after the running maximum end). */
+static void merge_in_order(tr_ivs *s, int64_t *cummax, int64_t b, int64_t e) {
+  if (s->n && b <= *cummax) {
+    if (e > s->v[s->n - 1].e) s->v[s->n - 1].e = e;
+  } else {
+    tr_ivs_push(s, b, e);
+  }
+  if (e > *cummax) *cummax = e;
+}
+
+typedef struct {
+  int64_t prev_end;
+  size_t idle; /* index into h->idle */
+} stream_state;
+
+static int long_cmp(const void *pa, const void *pb) {
+  long a = *(const long *)pa, b = *(const long *)pb;
+  return (a > b) - (a < b);
+}
+
+static int i64_cmp(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+static int idle_stream_cmp(const void *pa, const void *pb) {
+  const tr_idle_stream *a = pa, *b = pb;
+  return (a->stream > b->stream) - (a->stream < b->stream);
+}
+
+typedef struct {
+  long count;
+  double sum, sumsq, min, max;
+} kacc;
+
+static int kstat_cmp(const void *pa, const void *pb) {
+  const tr_kernel_stat *a = pa, *b = pb;
+  if (a->sum_us != b->sum_us) return a->sum_us > b->sum_us ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+/* HTA's analyses. The GPU rows are sorted by start (join_and_sort), which is also HTA's order
+ * after rounding since ceil is monotone. */
+/* HTA's last-step filter: the steps analysed and the span of the one dropped. */
+typedef struct {
+  int64_t last_start, last_end;
+} hta_window;
+
+static hta_window hta_filter(col *c, const tr_rank_opts *opts) {
+  tr_hta *h = &c->out->hta;
+  bool round = c->float_ts;
+  /* HTA filters only when it sees at least two distinct ProfilerStep names. */
+  long *ns = pd_xmalloc((c->nst + 1) * sizeof *ns);
+  for (size_t i = 0; i < c->nst; i++) ns[i] = c->st[i].n;
+  qsort(ns, c->nst, sizeof *ns, long_cmp);
+  size_t nd = 0;
+  for (size_t i = 0; i < c->nst; i++)
+    if (i == 0 || ns[i] != ns[i - 1]) ns[nd++] = ns[i];
+  h->filtered = nd >= 2;
+  hta_window w = {INT64_MIN, INT64_MIN};
+  long last_n = -1;
+  for (size_t i = 0; i < c->nst; i++) {
+    hspan sp = hta_span(round, c->st[i].ts, c->st[i].end, c->st[i].adj);
+    if (sp.ts > w.last_start) {
+      w.last_start = sp.ts;
+      last_n = c->st[i].n;
+    }
+    if (sp.end > w.last_end) w.last_end = sp.end;
+  }
+  h->iterations = ns;
+  h->n_iterations = nd;
+  if (h->filtered && !opts->include_last) {
+    h->dropped_step = last_n;
+    size_t k = 0; /* iterations analysed: the steps that start before the last one */
+    for (size_t i = 0; i < nd; i++) {
+      bool early = false;
+      for (size_t j = 0; j < c->nst; j++)
+        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end, c->st[j].adj).ts < w.last_start) early = true;
+      if (early) ns[k++] = ns[i];
+    }
+    h->n_iterations = k;
+  }
+  return w;
+}
+
+/* What the pass over the GPU rows accumulates. */
+typedef struct {
+  tr_ivs all, comp, comm, mem;
+  int64_t cm_all, cm_comp, cm_comm, cm_mem;
+  kacc *acc;        /* per kernel name */
+  int64_t *delays;  /* launch delays */
+  size_t ndel, cap_idle;
+  stream_state *ss; /* per stream, parallel to ss_stream */
+  long *ss_stream;
+  size_t nss, capss, cap_sss;
+} hta_acc;
+
+/* Per-stream idle: the gap to the previous row on the stream (in ts order, not a running
+ * maximum, as HTA computes it). */
+static void hta_stream_gap(hta_acc *a, tr_hta *h, const gev *g, hspan sp, hspan rs) {
+  size_t k = 0;
+  while (k < a->nss && a->ss_stream[k] != g->stream) k++;
+  if (k == a->nss) {
+    size_t n = a->nss;
+    *PD_PUSH(a->ss_stream, n, a->cap_sss) = g->stream;
+    stream_state *st = PD_PUSH(a->ss, a->nss, a->capss);
+    st->idle = h->n_idle;
+    tr_idle_stream *is = PD_PUSH(h->idle, h->n_idle, a->cap_idle);
+    memset(is, 0, sizeof *is);
+    is->stream = g->stream;
+  } else {
+    tr_idle_stream *is = &h->idle[a->ss[k].idle];
+    int64_t prev_end = a->ss[k].prev_end, gap = sp.ts - prev_end;
+    double gus = (double)gap / 1000.0;
+    if (g->has_rt && rs.ts > prev_end) is->host_wait_us += gus;
+    else if (gap < KERNEL_WAIT_NS) is->kernel_wait_us += gus;
+    else is->other_us += gus;
+  }
+  a->ss[k].prev_end = sp.end;
+}
+
+static void hta_row(col *c, hta_acc *a, const gev *g, hspan sp, hspan rs) {
+  tr_hta *h = &c->out->hta;
+  h->n_kernels++;
+  int cls = names_class(&c->nm, g->name);
+  merge_in_order(&a->all, &a->cm_all, sp.ts, sp.end);
+  if (cls == TR_COMP) merge_in_order(&a->comp, &a->cm_comp, sp.ts, sp.end);
+  else if (cls == TR_COMM) merge_in_order(&a->comm, &a->cm_comm, sp.ts, sp.end);
+  else if (cls == TR_MEM) merge_in_order(&a->mem, &a->cm_mem, sp.ts, sp.end);
+  if (g->kcat) hta_stream_gap(a, h, g, sp, rs);
+  kacc *k = &a->acc[g->name];
+  double d = (double)(sp.end - sp.ts) / 1000.0;
+  if (k->count == 0 || d < k->min) k->min = d;
+  if (k->count == 0 || d > k->max) k->max = d;
+  k->count++;
+  k->sum += d;
+  k->sumsq += d * d;
+  if (g->launch) {
+    int64_t delay = sp.ts - rs.end;
+    if (delay < 0) delay = 0;
+    a->delays[a->ndel++] = delay;
+    h->launch_n++;
+    if (delay > 100000) h->launch_delay_over_100++;
+    if (rs.end - rs.ts > 50000) h->launch_cpu_over_50++;
+    if (sp.end - sp.ts < rs.end - rs.ts) h->launch_gpu_shorter++;
+  }
+}
+
+/* The temporal breakdown and the kernel-type sweep from the accumulated intervals. */
+static void hta_breakdown(tr_hta *h, hta_acc *a) {
+  if (a->all.n) {
+    int64_t kt = a->all.v[a->all.n - 1].e - a->all.v[0].b;
+    int64_t idle_t = kt - tr_ivs_total(&a->all);
+    int64_t comp_t = tr_ivs_total(&a->comp);
+    h->kernel_time_us = (double)kt / 1000.0;
+    h->idle_us = (double)idle_t / 1000.0;
+    h->compute_us = (double)comp_t / 1000.0;
+    h->non_compute_us = (double)(kt - comp_t - idle_t) / 1000.0;
+  }
+  const tr_ivs *cc[2] = {&a->comm, &a->comp};
+  int64_t t2[8];
+  tr_ivs_sweep(cc, 2, t2);
+  int64_t comm_t = tr_ivs_total(&a->comm);
+  h->comm_us = (double)comm_t / 1000.0;
+  h->overlap_us = (double)t2[3] / 1000.0;
+  h->overlap_pct = comm_t ? 100.0 * (double)t2[3] / (double)comm_t : NAN;
+  const tr_ivs *cm[3] = {&a->comp, &a->comm, &a->mem};
+  int64_t t3[8];
+  tr_ivs_sweep(cm, 3, t3);
+  for (int m = 0; m < 8; m++) h->type_us[m] = (double)t3[m] / 1000.0;
+}
+
+/* Per-name statistics (sample std, as pandas). */
+static void hta_kernel_stats(col *c, tr_hta *h, const kacc *acc) {
+  size_t nk = 0;
+  for (size_t id = 0; id < c->nm.n; id++) nk += acc[id].count ? 1 : 0;
+  h->kernels = pd_xcalloc(nk + 1, sizeof *h->kernels);
+  for (size_t id = 0; id < c->nm.n; id++) {
+    const kacc *a = &acc[id];
+    if (!a->count) continue;
+    tr_kernel_stat *k = &h->kernels[h->n_kernel_stats++];
+    k->name = pd_xstrdup(c->nm.str[id]);
+    k->cls = names_class(&c->nm, (uint32_t)id);
+    k->count = a->count;
+    k->sum_us = a->sum;
+    k->min_us = a->min;
+    k->max_us = a->max;
+    k->mean_us = a->sum / (double)a->count;
+    double var = a->count > 1 ? (a->sumsq - a->sum * a->sum / (double)a->count) / (double)(a->count - 1) : 0;
+    k->std_us = var > 0 ? sqrt(var) : 0;
+  }
+  qsort(h->kernels, h->n_kernel_stats, sizeof *h->kernels, kstat_cmp);
+}
+
+static void hta_launch_stats(tr_hta *h, int64_t *delays, size_t ndel) {
+  if (!ndel) return;
+  qsort(delays, ndel, sizeof *delays, i64_cmp);
+  double med = ndel % 2 ? (double)delays[ndel / 2]
+                        : ((double)delays[ndel / 2 - 1] + (double)delays[ndel / 2]) / 2.0;
+  double sum = 0;
+  for (size_t i = 0; i < ndel; i++) sum += (double)delays[i];
+  h->launch_median_delay_us = med / 1000.0;
+  h->launch_mean_delay_us = sum / (double)ndel / 1000.0;
+}
+
+static void analyze_hta(col *c, const tr_rank_opts *opts) {
+  tr_hta *h = &c->out->hta;
+  bool round = c->float_ts;
+  h->rounded = round;
+  h->dropped_step = -1;
+  hta_window w = hta_filter(c, opts);
+  hta_acc a = {.cm_all = INT64_MIN, .cm_comp = INT64_MIN, .cm_comm = INT64_MIN, .cm_mem = INT64_MIN};
+  a.acc = pd_xcalloc(c->nm.n + 1, sizeof *a.acc);
+  a.delays = pd_xmalloc((c->ng + 1) * sizeof *a.delays);
+  for (size_t i = 0; i < c->ng; i++) {
+    const gev *g = &c->g[i];
+    hspan sp = hta_span(round, g->ts, g->end, g->adj);
+    hspan rs = g->has_rt ? hta_span(round, g->link, g->link + g->rt_dur, g->rt_adj) : (hspan){0, 0};
+    if (h->filtered) {
+      /* keep GPU rows launched by a CPU row inside the kept steps; a stream row without a
+       * correlation is a "CPU row" to HTA and is judged by its own ts */
+      int64_t t;
+      if (g->has_corr) {
+        if (!g->has_rt) continue;
+        t = rs.ts;
+      } else {
+        t = sp.ts;
+      }
+      if (opts->include_last ? t > w.last_end : t >= w.last_start) continue;
+    }
+    hta_row(c, &a, g, sp, rs);
+  }
+  free(a.ss);
+  free(a.ss_stream);
+  if (h->n_idle) qsort(h->idle, h->n_idle, sizeof *h->idle, idle_stream_cmp);
+  hta_breakdown(h, &a);
+  tr_ivs_free(&a.all);
+  tr_ivs_free(&a.comp);
+  tr_ivs_free(&a.comm);
+  tr_ivs_free(&a.mem);
+  hta_kernel_stats(c, h, a.acc);
+  free(a.acc);
+  hta_launch_stats(h, a.delays, a.ndel);
+  free(a.delays);
+}
+
+/* ---- per-step decomposition and cross-rank facts ---- */
+
+static bool coll_is(const col *c, const gev *g, const char *what) {
+  if (g->ci == CI_NONE || c->ci[g->ci].coll == NO_ID) return false;
+  return !strcmp(c->nm.str[c->ci[g->ci].coll], what);
+}
+
+static bool is_p2p(const col *c, const gev *g) {
+  if (g->ci != CI_NONE && c->ci[g->ci].coll != NO_ID) {
+    const char *n = c->nm.str[c->ci[g->ci].coll];
+    return !strcmp(n, "send") || !strcmp(n, "recv") || !strcmp(n, "sendrecv") ||
+           !strcmp(n, "batch_isend_irecv");
+  }
+  const char *k = c->nm.str[g->name];
+  return strstr(k, "SendRecv") || strstr(k, "_Send") || strstr(k, "_Recv");
+}
+
+static int step_cmp(const void *pa, const void *pb) {
+  const steprow *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->n > b->n) - (a->n < b->n);
+}
+
+/* Index of the window containing t (trace clock), or -1. Windows are sorted by start. */
+static long window_of(const steprow *w, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (w[mid].ts <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0) return -1;
+  return t < w[lo - 1].end ? (long)lo - 1 : -1;
+}
+
+typedef struct {
+  int64_t ts, end;
+  size_t idx;
+} commref;
+
+static int commref_cmp(const void *pa, const void *pb) {
+  const commref *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+/* The key under which every rank records the same collective instance: Comms Id, else
+ * (process group, Seq), else (group, collective, size, ordinal on this rank). */
+static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
+  const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
+  if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.str[ci->comms_id]);
+  if (ci && ci->pg != NO_ID && ci->seq >= 0)
+    return pd_xasprintf("pg:%s#%lld", c->nm.str[ci->pg], (long long)ci->seq);
+  const char *grp = ci && ci->pg_ranks != NO_ID ? c->nm.str[ci->pg_ranks]
+                    : ci && ci->pg != NO_ID     ? c->nm.str[ci->pg]
+                                                : "";
+  const char *what = ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name];
+  char *prefix = pd_xasprintf("ord:%s|%s|%lld", grp, what, (long long)(ci ? ci->nelems : -1));
+  uint32_t id = names_intern(&c->nm, prefix);
+  if (id >= *nord) {
+    size_t n = (size_t)id + 64;
+    *ord = pd_xrealloc(*ord, n * sizeof **ord);
+    memset(*ord + *nord, 0, (n - *nord) * sizeof **ord);
+    *nord = n;
+  }
+  char *key = pd_xasprintf("%s|%u", prefix, (*ord)[id]++);
+  free(prefix);
+  return key;
+}
+
+/* The exclusive decomposition of the GPU timeline: compute > exposed comm > exposed memory >
+ * other GPU work, and idle split into collective wait > launch-bound > data supply. */
+typedef struct {
+  tr_ivs all, comp, comm, mem, exp_comm, exp_mem, other, coll_idle, launch_idle;
+} step_sets;
+
+static void step_sets_build(col *c, step_sets *t) {
+  tr_ivs pend_any = {0}, pend_comm = {0};
+  int64_t cm_all = INT64_MIN, cm_comp = INT64_MIN, cm_comm = INT64_MIN, cm_mem = INT64_MIN;
+  for (size_t i = 0; i < c->ng; i++) { /* sorted by start: merge as we go */
+    const gev *g = &c->g[i];
+    int cls = names_class(&c->nm, g->name);
+    merge_in_order(&t->all, &cm_all, g->ts, g->end);
+    if (cls == TR_COMP) merge_in_order(&t->comp, &cm_comp, g->ts, g->end);
+    else if (cls == TR_COMM) merge_in_order(&t->comm, &cm_comm, g->ts, g->end);
+    else if (cls == TR_MEM) merge_in_order(&t->mem, &cm_mem, g->ts, g->end);
+    int64_t rt_end = g->link + (int64_t)g->rt_dur;
+    if (g->has_rt && g->ts > rt_end) { /* launched, not started: the GPU waits on something */
+      tr_ivs_push(&pend_any, rt_end, g->ts);
+      if (cls == TR_COMM) tr_ivs_push(&pend_comm, rt_end, g->ts);
+    }
+  }
+  tr_ivs *sets[] = {&pend_any, &pend_comm, &c->hostcoll};
+  for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) tr_ivs_merge(sets[i]);
+  tr_ivs_merge(&c->host);
+  tr_ivs_bridge(&c->host, HOST_BRIDGE_NS);
+  tr_ivs cc = {0}, ccm = {0}, coll_src = {0}, launch_src = {0}, launch_tmp = {0};
+  tr_ivs_union(&t->comp, &t->comm, &cc);
+  tr_ivs_subtract(&t->comm, &t->comp, &t->exp_comm);
+  tr_ivs_union(&cc, &t->mem, &ccm);
+  tr_ivs_subtract(&t->mem, &cc, &t->exp_mem);
+  tr_ivs_subtract(&t->all, &ccm, &t->other);
+  tr_ivs_union(&pend_comm, &c->hostcoll, &coll_src);
+  tr_ivs_subtract(&coll_src, &t->all, &t->coll_idle);
+  tr_ivs_union(&pend_any, &c->host, &launch_src);
+  tr_ivs_subtract(&launch_src, &t->all, &launch_tmp);
+  tr_ivs_subtract(&launch_tmp, &t->coll_idle, &t->launch_idle);
+  tr_ivs *tmp[] = {&pend_any, &pend_comm, &cc, &ccm, &coll_src, &launch_src, &launch_tmp};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) tr_ivs_free(tmp[i]);
+}
+
+static void step_sets_free(step_sets *t) {
+  tr_ivs *all[] = {&t->all, &t->comp, &t->comm, &t->mem, &t->exp_comm, &t->exp_mem, &t->other,
+                   &t->coll_idle, &t->launch_idle};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tr_ivs_free(all[i]);
+}
+
+/* Windows: the CPU-side ProfilerStep spans, one per step number (the whole trace without). */
+static steprow *step_windows(col *c, size_t *nw_out) {
+  steprow *w = pd_xmalloc((c->nst + 1) * sizeof *w);
+  size_t nw = 0;
+  for (size_t i = 0; i < c->nst; i++)
+    if (c->st[i].user_annotation) w[nw++] = c->st[i];
+  qsort(w, nw, sizeof *w, step_cmp);
+  size_t k = 0;
+  for (size_t i = 0; i < nw; i++) {
+    bool dup = false;
+    for (size_t j = 0; j < k; j++) dup |= w[j].n == w[i].n;
+    if (!dup) w[k++] = w[i];
+  }
+  nw = k;
+  if (nw == 0 && c->any_time) w[nw++] = (steprow){-1, c->tmin, c->tmax, true, 4};
+  *nw_out = nw;
+  return w;
+}
+
+static void step_fill(tr_step *s, const steprow *w, const step_sets *t, int64_t base) {
+  int64_t b = w->ts, e = w->end;
+  s->step = w->n;
+  s->b = b + base;
+  s->e = e + base;
+  int64_t win = e - b, busy = tr_ivs_len_in(&t->all, b, e);
+  s->window_us = us(win);
+  s->compute_us = us(tr_ivs_len_in(&t->comp, b, e));
+  s->exposed_comm_us = us(tr_ivs_len_in(&t->exp_comm, b, e));
+  s->exposed_mem_us = us(tr_ivs_len_in(&t->exp_mem, b, e));
+  s->other_gpu_us = us(tr_ivs_len_in(&t->other, b, e));
+  int64_t ic = tr_ivs_len_in(&t->coll_idle, b, e), il = tr_ivs_len_in(&t->launch_idle, b, e);
+  s->idle_collective_us = us(ic);
+  s->idle_launch_us = us(il);
+  s->idle_data_us = us(win - busy - ic - il);
+  s->comm_us = us(tr_ivs_len_in(&t->comm, b, e));
+}
+
+/* Comm kernels in time order: P2P counts and the steps' last P2P kernel, the collective
+ * instances, and the P2P time with no compute running (into p2p_x). */
+static void step_comms(col *c, const commref *cr, size_t ncr, const steprow *w, size_t nw,
+                       int64_t *last_p2p, const tr_ivs *comp, tr_ivs *p2p_x) {
+  tr_rank *r = c->out;
+  int64_t base = r->has_base ? r->base_ns : 0;
+  uint32_t *ord = NULL;
+  size_t nord = 0, capcoll = 0;
+  tr_ivs p2p = {0};
+  int64_t cm_p2p = INT64_MIN;
+  for (size_t i = 0; i < ncr; i++) {
+    const gev *g = &c->g[cr[i].idx];
+    long wi = window_of(w, nw, g->ts);
+    if (is_p2p(c, g)) {
+      merge_in_order(&p2p, &cm_p2p, g->ts, g->end);
+      if (wi >= 0) {
+        r->steps[wi].p2p_kernels++;
+        if (coll_is(c, g, "send")) r->steps[wi].p2p_sends++;
+        if (g->end > last_p2p[wi]) last_p2p[wi] = g->end;
+      }
+      continue;
+    }
+    tr_coll *co = PD_PUSH(r->colls, r->n_colls, capcoll);
+    co->key = coll_key(c, g, &ord, &nord);
+    const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
+    co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name]);
+    co->step = wi >= 0 ? w[wi].n : -1;
+    co->b = g->ts + base;
+    co->e = g->end + base;
+  }
+  free(ord);
+  tr_ivs_subtract(&p2p, comp, p2p_x);
+  tr_ivs_free(&p2p);
+}
+
+/* Pipeline phase of each step: first compute kernel to the first non-P2P collective after the
+ * step's last P2P kernel (or the last compute kernel). */
+static void step_phases(col *c, const commref *cr, size_t ncr, const steprow *w, size_t nw,
+                        const int64_t *last_p2p, const tr_ivs *comp, const tr_ivs *p2p_x) {
+  tr_rank *r = c->out;
+  int64_t base = r->has_base ? r->base_ns : 0;
+  int64_t *after = pd_xmalloc((nw + 1) * sizeof *after);
+  for (size_t i = 0; i < nw; i++) after[i] = INT64_MIN;
+  for (size_t i = 0; i < ncr; i++) {
+    const gev *g = &c->g[cr[i].idx];
+    long wi = window_of(w, nw, g->ts);
+    if (wi < 0 || last_p2p[wi] == INT64_MIN || is_p2p(c, g)) continue;
+    if (g->ts >= last_p2p[wi] && after[wi] == INT64_MIN) after[wi] = g->ts;
+  }
+  for (size_t i = 0; i < nw; i++) {
+    tr_step *s = &r->steps[i];
+    int64_t b = w[i].ts, e = w[i].end, fb = INT64_MIN, le = INT64_MIN;
+    for (size_t j = 0; j < comp->n; j++) { /* comp is sorted; stop once past the window */
+      if (comp->v[j].b >= e) break;
+      if (comp->v[j].e <= b) continue;
+      if (fb == INT64_MIN) fb = comp->v[j].b > b ? comp->v[j].b : b;
+      le = comp->v[j].e < e ? comp->v[j].e : e;
+    }
+    if (fb == INT64_MIN) continue;
+    int64_t pe = after[i] != INT64_MIN ? after[i] : le;
+    if (pe < fb) pe = fb;
+    s->has_phase = true;
+    s->phase_b = fb + base;
+    s->phase_e = pe + base;
+    s->phase_busy_us = us(tr_ivs_len_in(comp, fb, pe));
+    s->phase_p2p_us = us(tr_ivs_len_in(p2p_x, fb, pe));
+  }
+  free(after);
+}
+
+static void analyze_steps(col *c) {
+  tr_rank *r = c->out;
+  int64_t base = r->has_base ? r->base_ns : 0;
+  step_sets t = {0};
+  step_sets_build(c, &t);
+  size_t nw;
+  steprow *w = step_windows(c, &nw);
+  r->steps = pd_xcalloc(nw + 1, sizeof *r->steps);
+  r->n_steps = nw;
+  for (size_t i = 0; i < nw; i++) step_fill(&r->steps[i], &w[i], &t, base);
+  commref *cr = pd_xmalloc((c->ng + 1) * sizeof *cr);
+  size_t ncr = 0;
+  for (size_t i = 0; i < c->ng; i++)
+    if (names_class(&c->nm, c->g[i].name) == TR_COMM) cr[ncr++] = (commref){c->g[i].ts, c->g[i].end, i};
+  qsort(cr, ncr, sizeof *cr, commref_cmp);
+  for (size_t i = 0; i < c->ng; i++) {
+    long wi = window_of(w, nw, c->g[i].ts);
+    if (wi >= 0) r->steps[wi].n_kernels++;
+  }
+  int64_t *last_p2p = pd_xmalloc((nw + 1) * sizeof *last_p2p);
+  for (size_t i = 0; i < nw; i++) last_p2p[i] = INT64_MIN;
+  tr_ivs p2p_x = {0};
+  step_comms(c, cr, ncr, w, nw, last_p2p, &t.comp, &p2p_x);
+  step_phases(c, cr, ncr, w, nw, last_p2p, &t.comp, &p2p_x);
+  tr_ivs_free(&p2p_x);
+  free(last_p2p);
+  free(cr);
+  free(w);
+  step_sets_free(&t);
+}
+
+static void col_free(col *c) {
+  names_free(&c->nm);
+  free(c->g);
+  free(c->rt);
+  pd_index_free(&c->rtix);
+  free(c->ci);
+  free(c->st);
+  tr_ivs_free(&c->host);
+  tr_ivs_free(&c->hostcoll);
+  free(c->scratch[0]);
+  free(c->scratch[1]);
+}
+
+
+tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
+  static const tr_rank_opts defaults = {false};
+  if (!opts) opts = &defaults;
+  tr_rank *r = pd_xcalloc(1, sizeof *r);
+  r->file = pd_xstrdup(path);
+  r->world_size = -1;
+  r->rank_source = "default";
+  r->hta.overlap_pct = NAN;
+  tr_parse_file_name(path, &r->name_rank, &r->dp, &r->tp, &r->pp);
+  struct stat sb;
+  if (stat(path, &sb) == 0) r->file_bytes = (uint64_t)sb.st_size;
+  col c = {.out = r, .host_compact_at = 65536};
+  static const char *const header_keys[] = {"distributedInfo", "baseTimeNanoseconds", NULL};
+  tr_read_sink sink = {on_event, on_header, &c, header_keys};
+  tr_read_stats st;
+  char *err = NULL;
+  bool ok = tr_read_file(path, &sink, &st, &err);
+  r->json_bytes = st.json_bytes;
+  r->n_events = st.events;
+  r->gzip = st.gzip;
+  r->array_form = st.array_form;
+  if (!ok) {
+    r->err = err;
+    col_free(&c);
+    return r;
+  }
+  if (!c.any_time) { /* e.g. Relax's timeline_step_N.json: Chrome events without categories */
+    r->err = pd_xasprintf("%s: not a PyTorch-profiler trace: no event has both \"cat\" and \"dur\" "
+                          "(%llu events) at byte %llu",
+                          path, (unsigned long long)st.events, (unsigned long long)st.json_bytes);
+    col_free(&c);
+    return r;
+  }
+  if (strcmp(r->rank_source, "distributedInfo") != 0 && r->name_rank >= 0) {
+    r->rank = r->name_rank;
+    r->rank_source = "file name";
+  }
+  r->has_memory_events = c.has_memory;
+  r->n_gpu_rows = (long)c.ng;
+  r->n_runtime_rows = (long)c.nrt;
+  join_and_sort(&c);
+  r->n_steps_seen = (long)c.nst;
+  size_t caps = 0;
+  for (size_t i = 0; i < c.ng; i++) {
+    bool seen = false;
+    for (size_t j = 0; j < r->n_streams && !seen; j++) seen = r->streams[j] == c.g[i].stream;
+    if (!seen) *PD_PUSH(r->streams, r->n_streams, caps) = (long)c.g[i].stream;
+  }
+  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, long_cmp);
+  analyze_hta(&c, opts);
+  analyze_steps(&c);
+  col_free(&c);
+  return r;
+}
+
+void tr_rank_free(tr_rank *r) {
+  if (!r) return;
+  free(r->file);
+  free(r->streams);
+  free(r->hta.iterations);
+  free(r->hta.idle);
+  for (size_t i = 0; i < r->hta.n_kernel_stats; i++) free(r->hta.kernels[i].name);
+  free(r->hta.kernels);
+  free(r->steps);
+  for (size_t i = 0; i < r->n_colls; i++) {
+    free(r->colls[i].key);
+    free(r->colls[i].what);
+  }
+  free(r->colls);
+  free(r->err);
+  free(r);
+}

@@ -1,0 +1,25 @@
+/* trace_summary: renders the per-rank and cross-rank results in the layout of
+ * report-template.md §2 (Source, Window, Rank / stream, Filter, Measured, Hypotheses to
+ * verify), as markdown or as one JSON object. */
+#ifndef PD_TRACE_SUMMARY_H
+#define PD_TRACE_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trace/cross.h"
+#include "trace/rank.h"
+
+typedef struct {
+  const char *path;       /* what the user asked for */
+  tr_rank *const *ranks;  /* all files, failed ones included (r->err set) */
+  size_t n;
+  const tr_cross *cross;  /* computed over the same array */
+  bool include_last;
+} tr_report;
+
+/* Both return a fresh string; caller frees. */
+char *tr_summary_md(const tr_report *rep);
+char *tr_summary_json(const tr_report *rep);
+
+#endif

@@ -1,0 +1,14 @@
+# The code base's shape (issue 12): no source file over 1,000 lines, no function over 150. The
+# layering rule is checked when the build is configured (analyzer/layers.cmake).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME style_sizes COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_sizes.py ${CMAKE_SOURCE_DIR})
+endif()
+# The layering check refuses a planted upward include (a script file including an audit header).
+add_test(NAME style_layers_refuse_upward
+  COMMAND ${CMAKE_COMMAND} -DPD_LAYERS_ROOT=${CMAKE_CURRENT_LIST_DIR}/layer_violation
+          -P ${CMAKE_SOURCE_DIR}/analyzer/layers.cmake)
+set_tests_properties(style_layers_refuse_upward PROPERTIES
+  PASS_REGULAR_EXPRESSION "analyzer/script/upward.c: #include \"audit/audit.h\"")
+add_test(NAME style_layers_tree
+  COMMAND ${CMAKE_COMMAND} -DPD_LAYERS_ROOT=${CMAKE_SOURCE_DIR} -P ${CMAKE_SOURCE_DIR}/analyzer/layers.cmake)
