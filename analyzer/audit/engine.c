@@ -77,7 +77,7 @@ typedef struct {
 
 typedef struct {
   const sm_model *m;
-  const au_facts *facts;
+  au_facts *facts;
   const ax_env *env;
   const au_config *cfg;
   const au_rules *rules;
@@ -225,9 +225,42 @@ static void fill_fix(const run_ctx *x, au_finding *f, const ac_rule *r, const ac
   }
 }
 
+/* What the inputs of a trigger were, as surely as the least certain of them is known. */
+typedef struct {
+  sm_cert cert;
+  const sm_flag *why;
+} inputs;
+
+/* The line a value's uncertainty comes from: its variable's assignment, else the flag. */
+static long uncertain_line(const run_ctx *x, const sm_flag *fl, const char *var) {
+  const sm_var *v = var ? sm_var_get(x->m, var) : NULL;
+  if (v && v->file >= 0) return (long)v->range.start_line + 1;
+  return (long)fl->full.start_line + 1;
+}
+
+/* A sentence saying which input is uncertain and where it is set; NULL for literal inputs. */
+static char *uncertainty(const run_ctx *x, inputs in, bool critical) {
+  if (in.cert == SM_CERT_LITERAL || (in.cert == SM_CERT_DEFAULT && !critical)) return NULL;
+  if (!in.why) return in.cert < SM_CERT_DEFAULT ? msg(x, AU_MSG_CERT_OTHER, NULL) : NULL;
+  const char *var = in.why->cert_var;
+  ax_value a[3] = {ax_str(in.why->name), ax_str(var ? var : in.why->name),
+                   ax_num((double)uncertain_line(x, in.why, var))};
+  switch (in.cert) {
+  case SM_CERT_DEFAULT: return var ? msg(x, AU_MSG_CERT_DEFAULT, a) : NULL;
+  case SM_CERT_BRANCH:
+    if (var) return msg(x, AU_MSG_CERT_BRANCH_VAR, a);
+    a[1] = a[2];
+    return msg(x, AU_MSG_CERT_BRANCH, a);
+  case SM_CERT_COMMAND: return msg(x, AU_MSG_CERT_COMMAND, a);
+  default:
+    a[1] = a[2];
+    return msg(x, AU_MSG_CERT_UNRESOLVED, a);
+  }
+}
+
 /* The finding of case c, unless a NOTE silences it. */
 static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bool borderline,
-                        int severity) {
+                        int severity, inputs in) {
   const sm_model *m = x->m;
   const sm_flag *loc = au_first_present(m, c->at, c->nat);
   const sm_var *var = NULL;
@@ -249,6 +282,9 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   /* without a train command the arrays were only assumed to be passed: nothing is certain */
   bool no_train = !m->train_line_found;
   if (borderline || noted || conditional || no_train) severity = AU_INFO;
+  /* critical only when every input is known: a job that may start fine is not a failure */
+  bool capped = severity == AU_CRITICAL && in.cert < SM_CERT_DEFAULT;
+  if (capped) severity = AU_WARN;
   f->severity = (au_severity)severity;
   f->borderline = borderline;
   fill_texts(x, f, r, c);
@@ -257,6 +293,9 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   place_finding(x, f, r, loc, var);
   size_t relcap = 0;
   explain_downgrades(x, f, loc, noted, conditional, no_train, &relcap);
+  char *why = uncertainty(x, in, severity == AU_CRITICAL || capped);
+  if (why) wrap_cost(x, f, AU_MSG_COST_CERT, why);
+  free(why);
   relate_model_config(x, r, f, &relcap);
   fill_fix(x, f, r, c, loc);
 }
@@ -265,9 +304,14 @@ static void eval_rule(const run_ctx *x, const ac_rule *r) {
   int ov = 0;
   bool has_ov = overridden_severity(x->cfg, r->id, &ov);
   if (has_ov && ov < 0) return;
+  af_track_begin(x->facts);
   if (r->skip && ax_truth(ax_eval(r->skip, x->env)) == 1) return;
+  inputs skip_in;
+  skip_in.cert = af_track_end(x->facts, &skip_in.why);
   for (size_t ci = 0; ci < r->ncases; ci++) {
     const ac_case *c = &r->cases[ci];
+    af_track_begin(x->facts);
+    if (skip_in.cert < SM_CERT_LITERAL) af_note(x->facts, skip_in.cert, skip_in.why);
     if (ax_truth(ax_eval(c->when, x->env)) != 1) continue;
     bool borderline = false;
     if (c->ratio) {
@@ -275,8 +319,10 @@ static void eval_rule(const run_ctx *x, const ac_rule *r) {
       if (rv.kind != AX_NUM || rv.num <= 1 - c->band) continue;
       borderline = rv.num <= 1 + c->band;
     }
+    inputs in;
+    in.cert = af_track_end(x->facts, &in.why);
     int sev = has_ov ? ov : c->severity >= 0 ? c->severity : (int)r->severity;
-    report_case(x, r, c, borderline, sev);
+    report_case(x, r, c, borderline, sev, in);
     /* rules whose triggers are independent ("any of") report every case that holds; the
      * others only the first (a NOTE that silences it silences the rule) */
     if (!r->each) return;

@@ -34,9 +34,42 @@ const char *af_own(au_facts *f, char *s) {
   return s;
 }
 
+void af_begin(au_facts *f) {
+  f->track.cert = SM_CERT_LITERAL;
+  f->track.why = NULL;
+}
+
+void af_note(au_facts *f, sm_cert cert, const sm_flag *why) {
+  if (cert >= f->track.cert) return;
+  f->track.cert = cert;
+  f->track.why = why;
+}
+
+void af_note_flag(au_facts *f, const sm_flag *fl) {
+  if (fl) af_note(f, fl->cert, fl);
+}
+
+void af_note_fact(au_facts *f, af_id id) {
+  if (id < AF_COUNT && f->set[id]) af_note(f, f->cert[id], f->why[id]);
+}
+
 void af_set(au_facts *f, af_id id, ax_value v) {
   f->v[id] = v;
   f->set[id] = true;
+  f->cert[id] = f->track.cert;
+  f->why[id] = f->track.why;
+}
+
+sm_cert af_cert(const au_facts *f, af_id id, const sm_flag **why) {
+  if (why) *why = id < AF_COUNT ? f->why[id] : NULL;
+  return id < AF_COUNT && f->set[id] ? f->cert[id] : SM_CERT_LITERAL;
+}
+
+void af_track_begin(au_facts *f) { af_begin(f); }
+
+sm_cert af_track_end(au_facts *f, const sm_flag **why) {
+  if (why) *why = f->track.why;
+  return f->track.cert;
 }
 void af_setn(au_facts *f, af_id id, double x) { af_set(f, id, ax_num(x)); }
 void af_setb(au_facts *f, af_id id, bool b) { af_set(f, id, ax_bool(b)); }
@@ -50,6 +83,11 @@ void af_assume(au_facts *f, const char *fmt, const char *arg) {
 }
 
 ax_value af_value(const au_facts *f, af_id id) { return id < AF_COUNT ? f->v[id] : ax_null(); }
+
+double af_input(au_facts *f, af_id id) {
+  af_note_fact(f, id);
+  return af_num(f, id, NAN);
+}
 
 double af_num(const au_facts *f, af_id id, double fallback) {
   ax_value v = af_value(f, id);
@@ -116,11 +154,14 @@ void af_free(au_facts *f) {
 /* ---- the environment ---- */
 
 static bool env_lookup(void *ctx, int id, const char *name, ax_value *out) {
-  const au_facts *f = ctx;
+  au_facts *f = ctx;
   if (id >= 0 && id < AF_COUNT) {
     *out = f->v[id];
+    af_note_fact(f, (af_id)id);
     return f->set[id];
   }
+  for (size_t i = 0; id == AF_RES_ROLE && i < f->ndyn; i++)
+    if (!strcmp(f->dyn[i].name, name)) af_note(f, f->dyn[i].cert, f->dyn[i].why);
   return af_get(f, name, out);
 }
 
@@ -129,20 +170,43 @@ static bool env_call(void *ctx, int id, const char *fn, const ax_value *a, size_
   return af_call(ctx, id, a, n, out);
 }
 
-ax_env af_env(const au_facts *f) {
-  ax_env e = {env_lookup, env_call, (void *)f};
+ax_env af_env(au_facts *f) {
+  ax_env e = {env_lookup, env_call, f};
   return e;
 }
 
-/* ---- flags ---- */
+/* ---- flags, read as inputs ---- */
 
-double af_flag_num(const sm_model *m, const char *name, double fallback) {
-  if (!sm_flag_get(m, name)) return fallback;
+double af_flag_num(au_facts *f, const char *name, double fallback) {
+  const sm_flag *fl = sm_flag_get(f->m, name);
+  if (!fl) return fallback;
+  af_note_flag(f, fl);
   double x;
-  return sm_flag_double(m, name, &x) ? x : NAN;
+  return sm_flag_double(f->m, name, &x) ? x : NAN;
 }
 
-static bool fon(const sm_model *m, const char *name) { return sm_flag_on(m, name); }
+double af_flag_num_or(au_facts *f, const char *name, af_id fallback) {
+  if (sm_flag_get(f->m, name)) return af_flag_num(f, name, NAN);
+  return af_input(f, fallback);
+}
+
+bool af_flag_on(au_facts *f, const char *name) {
+  af_note_flag(f, sm_flag_get(f->m, name));
+  return sm_flag_on(f->m, name);
+}
+
+bool af_flag_has(au_facts *f, const char *name) {
+  const sm_flag *fl = sm_flag_get(f->m, name);
+  af_note_flag(f, fl);
+  return fl != NULL;
+}
+
+const char *af_flag_str(au_facts *f, const char *name) {
+  const sm_flag *fl = sm_flag_get(f->m, name);
+  af_note_flag(f, fl);
+  if (fl && fl->nvalues && !fl->values[0].resolved) return NULL;
+  return sm_flag_str(f->m, name);
+}
 
 /* ---- environment variables the script sets ---- */
 
@@ -208,9 +272,13 @@ char *af_env_scan(const sm_model *m, const char *name) {
   return best;
 }
 
-/* ---- derivation ---- */
+/* ---- derivation ----
+ *
+ * Each fact rests on the inputs read since the af_begin before it: a block that sets several
+ * facts sets them from the same inputs. */
 
 static const pd_device *compute_device(au_facts *f) {
+  af_begin(f);
   const sm_context *c = &f->m->ctx;
   const pd_device *g = pd_device_find(c->gpu);
   bool assumed = c->gpu == NULL;
@@ -230,25 +298,33 @@ static const pd_device *compute_device(au_facts *f) {
   return g;
 }
 
+static void set_flag_num(au_facts *f, af_id id, const char *flag, double fallback) {
+  af_begin(f);
+  af_setu(f, id, af_flag_num(f, flag, fallback));
+}
+
 static void compute_layout(au_facts *f) {
-  const sm_model *m = f->m;
-  double tp = af_flag_num(m, "--tensor-model-parallel-size", 1);
-  bool etp_set = sm_flag_get(m, "--expert-tensor-parallel-size") != NULL;
-  af_setu(f, AF_TP, tp);
-  af_setu(f, AF_PP, af_flag_num(m, "--pipeline-model-parallel-size", 1));
-  af_setu(f, AF_CP, af_flag_num(m, "--context-parallel-size", 1));
-  af_setu(f, AF_EP, af_flag_num(m, "--expert-model-parallel-size", 1));
-  af_setu(f, AF_ETP, etp_set ? af_flag_num(m, "--expert-tensor-parallel-size", 1) : tp);
-  af_setb(f, AF_ETP_SET, etp_set);
-  af_setb(f, AF_VPP, sm_flag_get(m, "--num-layers-per-virtual-pipeline-stage") ||
-                         sm_flag_get(m, "--num-virtual-stages-per-pipeline-rank") ||
-                         sm_flag_get(m, "--pipeline-model-parallel-layout"));
-  af_setb(f, AF_DYN_CP, fon(m, "--dynamic-context-parallel"));
+  set_flag_num(f, AF_TP, "--tensor-model-parallel-size", 1);
+  set_flag_num(f, AF_PP, "--pipeline-model-parallel-size", 1);
+  set_flag_num(f, AF_CP, "--context-parallel-size", 1);
+  set_flag_num(f, AF_EP, "--expert-model-parallel-size", 1);
+  af_begin(f);
+  af_setu(f, AF_ETP, af_flag_num_or(f, "--expert-tensor-parallel-size", AF_TP)); /* Megatron: ETP = TP */
+  af_begin(f);
+  af_setb(f, AF_ETP_SET, af_flag_has(f, "--expert-tensor-parallel-size"));
+  af_begin(f);
+  bool vpp = af_flag_has(f, "--num-layers-per-virtual-pipeline-stage");
+  vpp = af_flag_has(f, "--num-virtual-stages-per-pipeline-rank") || vpp;
+  vpp = af_flag_has(f, "--pipeline-model-parallel-layout") || vpp;
+  af_setb(f, AF_VPP, vpp);
+  af_begin(f);
+  af_setb(f, AF_DYN_CP, af_flag_on(f, "--dynamic-context-parallel"));
 }
 
 static void compute_mode(au_facts *f) {
-  const sm_model *m = f->m;
-  bool hybrid = fon(m, "--hybrid"), fa = fon(m, "--fully-async"), co = fon(m, "--colocate");
+  af_begin(f);
+  bool hybrid = af_flag_on(f, "--hybrid"), fa = af_flag_on(f, "--fully-async");
+  bool co = af_flag_on(f, "--colocate");
   const char *mode = hybrid ? "hybrid" : (fa && co) ? "conflict" : fa ? "fully-async"
                      : co   ? "colocate" : "none";
   af_sets(f, AF_MODE, mode);
@@ -261,28 +337,33 @@ static void compute_mode(au_facts *f) {
 static void set_role(au_facts *f, const char *role, double x) {
   char key[80];
   snprintf(key, sizeof key, "res_%s", role);
-  for (size_t i = 0; i < f->ndyn; i++)
-    if (!strcmp(f->dyn[i].name, key)) {
-      f->dyn[i].v = ax_num(x);
-      return;
-    }
-  af_dyn *d = PD_PUSH(f->dyn, f->ndyn, f->capdyn);
-  d->name = pd_xstrdup(key);
+  af_dyn *d = NULL;
+  for (size_t i = 0; i < f->ndyn && !d; i++)
+    if (!strcmp(f->dyn[i].name, key)) d = &f->dyn[i];
+  if (!d) {
+    d = PD_PUSH(f->dyn, f->ndyn, f->capdyn);
+    d->name = pd_xstrdup(key);
+  }
   d->v = ax_num(x);
+  d->cert = f->track.cert;
+  d->why = f->track.why;
 }
 
-/* --resource {role: [1, gpus]}: GPUs per role; colocated roles share theirs (max), others add. */
+/* --resource {role: [1, gpus]}: GPUs per role; colocated roles share theirs (max), others add.
+ * A value that could not be resolved says nothing (null), it is not malformed. */
 static void compute_resources(au_facts *f) {
   const sm_model *m = f->m;
-  bool colocate = af_num(f, AF_COLOCATE, 0) != 0;
+  af_begin(f);
   const sm_flag *res = sm_flag_get(m, "--resource");
-  double g_a = NAN, g_r = NAN, g_total = NAN;
+  af_note_flag(f, res);
+  bool unresolved = res && res->nvalues == 1 && !res->values[0].resolved;
   bool res_ok = res && res->json && json_is_object(res->json);
-  af_setb(f, AF_RESOURCE_OK, res_ok);
+  double g_a = NAN, g_r = NAN, g_total = NAN, sum = 0, mx = 0;
+  if (unresolved) af_set(f, AF_RESOURCE_OK, ax_null());
+  else af_setb(f, AF_RESOURCE_OK, res_ok);
   if (res_ok) {
     const char *role;
     json_t *v;
-    double sum = 0, mx = 0;
     bool shapes_ok = true;
     json_object_foreach(res->json, role, v) {
       json_t *n = json_array_get(v, 1);
@@ -299,12 +380,11 @@ static void compute_resources(au_facts *f) {
       set_role(f, role, x);
     }
     af_setb(f, AF_RESOURCE_SHAPES_OK, shapes_ok);
-    g_total = colocate ? mx : sum;
   }
-  long nodes, per;
-  if (isnan(g_a) && sm_flag_long(m, "--actor-num-nodes", &nodes) &&
-      sm_flag_long(m, "--actor-num-gpus-per-node", &per))
-    g_a = (double)nodes * (double)per; /* the legacy way to size the actor */
+  bool colocate = af_input(f, AF_COLOCATE) != 0;
+  if (res_ok) g_total = colocate ? mx : sum;
+  if (isnan(g_a) && af_flag_has(f, "--actor-num-nodes") && af_flag_has(f, "--actor-num-gpus-per-node"))
+    g_a = af_flag_num(f, "--actor-num-nodes", NAN) * af_flag_num(f, "--actor-num-gpus-per-node", NAN);
   if (colocate && isnan(g_r) && !isnan(g_a)) g_r = g_a;
   af_setu(f, AF_G_A, g_a);
   af_setu(f, AF_G_R, g_r);
@@ -314,15 +394,19 @@ static void compute_resources(au_facts *f) {
 /* The job's GPU total (the file name's count when --resource says nothing) and its nodes. */
 static void compute_machines(au_facts *f) {
   const sm_model *m = f->m;
-  double g_node = af_flag_num(m, "--num-gpus-per-node", 8);
-  af_setu(f, AF_G_NODE, g_node);
-  af_setb(f, AF_G_NODE_SET, sm_flag_get(m, "--num-gpus-per-node") != NULL);
+  set_flag_num(f, AF_G_NODE, "--num-gpus-per-node", 8);
+  af_begin(f);
+  af_setb(f, AF_G_NODE_SET, af_flag_has(f, "--num-gpus-per-node"));
+  af_begin(f);
   double name_gpus = m->ctx.name_gpus > 0 ? (double)m->ctx.name_gpus : NAN;
   af_setu(f, AF_NAME_GPUS, name_gpus);
-  double gpus = af_num(f, AF_G_TOTAL, NAN);
+  af_begin(f);
+  double gpus = af_input(f, AF_G_TOTAL);
   if (isnan(gpus)) gpus = name_gpus;
   af_setu(f, AF_GPUS, gpus);
-  double nodes = NAN, per = NAN, nn = af_flag_num(m, "--nnodes", NAN);
+  af_begin(f);
+  double g_node = af_input(f, AF_G_NODE), nn = af_flag_num(f, "--nnodes", NAN), nodes = NAN, per = NAN;
+  gpus = af_input(f, AF_GPUS);
   if (!isnan(gpus) && gpus > 0) {
     double gpn = isnan(g_node) || g_node <= 0 ? 8 : g_node;
     if (!isnan(nn) && nn > 0) {
@@ -338,23 +422,23 @@ static void compute_machines(au_facts *f) {
 }
 
 static void compute_parallel_groups(au_facts *f) {
-  const sm_model *m = f->m;
-  double g_a = af_num(f, AF_G_A, NAN), g_r = af_num(f, AF_G_R, NAN);
-  double tp = af_num(f, AF_TP, NAN), pp = af_num(f, AF_PP, NAN), cp = af_num(f, AF_CP, NAN);
-  double ep = af_num(f, AF_EP, NAN), etp = af_num(f, AF_ETP, NAN);
-  af_setu(f, AF_DP, g_a / (tp * pp * cp));
-  af_setu(f, AF_EDP, g_a / (etp * ep * pp));
-  double gpe = af_flag_num(m, "--rollout-num-gpus-per-engine", 1);
-  af_setu(f, AF_GPE, gpe);
-  af_setu(f, AF_ENGINES, floor(g_r / gpe));
-  af_setu(f, AF_SPP, af_flag_num(m, "--sglang-pipeline-parallel-size", 1));
-  af_setu(f, AF_ROLLOUT_RATIO, g_r / g_a);
+  af_begin(f);
+  af_setu(f, AF_DP, af_input(f, AF_G_A) / (af_input(f, AF_TP) * af_input(f, AF_PP) * af_input(f, AF_CP)));
+  af_begin(f);
+  af_setu(f, AF_EDP, af_input(f, AF_G_A) / (af_input(f, AF_ETP) * af_input(f, AF_EP) * af_input(f, AF_PP)));
+  set_flag_num(f, AF_GPE, "--rollout-num-gpus-per-engine", 1);
+  af_begin(f);
+  af_setu(f, AF_ENGINES, floor(af_input(f, AF_G_R) / af_input(f, AF_GPE)));
+  set_flag_num(f, AF_SPP, "--sglang-pipeline-parallel-size", 1);
+  af_begin(f);
+  af_setu(f, AF_ROLLOUT_RATIO, af_input(f, AF_G_R) / af_input(f, AF_G_A));
 }
 
 /* text | mm | video: the flags first, then the file name, then the model's name. */
 static void compute_modality(au_facts *f) {
   const sm_model *m = f->m;
   const sm_context *c = &m->ctx;
+  af_begin(f);
   const char *modality = "text";
   for (size_t i = 0; i < m->nflags; i++) {
     const char *n = m->flags[i].name;
@@ -381,36 +465,47 @@ static void compute_modality(au_facts *f) {
   af_setb(f, AF_HF_MULTIMODAL, hf_mm);
 }
 
-static void compute_batching(au_facts *f) {
-  const sm_model *m = f->m;
-  double rbs = af_flag_num(m, "--rollout-batch-size", NAN), n = af_flag_num(m, "--n-samples-per-prompt", 1);
-  double gbs = af_flag_num(m, "--global-batch-size", NAN);
-  if (isnan(rbs) && !isnan(gbs) && sm_flag_get(m, "--rollout-batch-size") == NULL) rbs = floor(gbs / n);
-  double S = rbs * n;
-  if (isnan(gbs) && sm_flag_get(m, "--global-batch-size") == NULL) {
-    double steps = af_flag_num(m, "--num-steps-per-rollout", NAN);
-    gbs = isnan(steps) ? S : floor(S / steps);
-  }
-  af_setu(f, AF_RBS, rbs);
+static void compute_batch_sizes(au_facts *f) {
+  af_begin(f);
+  double n = af_flag_num(f, "--n-samples-per-prompt", 1);
   af_setu(f, AF_N, n);
+  af_begin(f);
+  double rbs = af_flag_num(f, "--rollout-batch-size", NAN), gbs = af_flag_num(f, "--global-batch-size", NAN);
+  n = af_input(f, AF_N);
+  if (isnan(rbs) && !isnan(gbs) && !af_flag_has(f, "--rollout-batch-size")) rbs = floor(gbs / n);
+  af_setu(f, AF_RBS, rbs);
+  af_setu(f, AF_S, rbs * n);
+  if (isnan(gbs) && !af_flag_has(f, "--global-batch-size")) {
+    double steps = af_flag_num(f, "--num-steps-per-rollout", NAN);
+    gbs = isnan(steps) ? rbs * n : floor(rbs * n / steps);
+  }
   af_setu(f, AF_GBS, gbs);
-  af_setu(f, AF_S, S);
-  af_setu(f, AF_OS, af_flag_num(m, "--over-sampling-batch-size", rbs));
-  af_setb(f, AF_DYN, fon(m, "--use-dynamic-batch-size"));
-  double T = af_flag_num(m, "--max-tokens-per-gpu", NAN);
-  af_setu(f, AF_T, T);
-  af_setu(f, AF_T_LP, af_flag_num(m, "--log-probs-max-tokens-per-gpu", T));
-  double resp = af_flag_num(m, "--rollout-max-response-len", NAN);
-  double prompt = af_flag_num(m, "--rollout-max-prompt-len", NAN);
-  double ctx = af_flag_num(m, "--rollout-max-context-len", NAN);
-  af_setu(f, AF_RESP, resp);
-  af_setu(f, AF_PROMPT, prompt);
-  af_setu(f, AF_CTX, ctx);
-  af_setu(f, AF_CTX_EFF, !isnan(ctx) ? ctx : (!isnan(prompt) && !isnan(resp)) ? prompt + resp : NAN);
-  af_setu(f, AF_MBS, af_flag_num(m, "--micro-batch-size", 1));
-  af_setu(f, AF_NUM_ITERS, af_flag_num(m, "--num-iters-per-train-update", 1));
-  af_setu(f, AF_STALENESS, af_flag_num(m, "--max-staleness", 0));
-  af_setu(f, AF_FRAC, af_flag_num(m, "--sglang-mem-fraction-static", NAN));
+  af_begin(f);
+  af_setu(f, AF_OS, af_flag_num_or(f, "--over-sampling-batch-size", AF_RBS));
+}
+
+static void compute_batching(au_facts *f) {
+  compute_batch_sizes(f);
+  af_begin(f);
+  af_setb(f, AF_DYN, af_flag_on(f, "--use-dynamic-batch-size"));
+  set_flag_num(f, AF_T, "--max-tokens-per-gpu", NAN);
+  af_begin(f);
+  af_setu(f, AF_T_LP, af_flag_num_or(f, "--log-probs-max-tokens-per-gpu", AF_T));
+  set_flag_num(f, AF_RESP, "--rollout-max-response-len", NAN);
+  set_flag_num(f, AF_PROMPT, "--rollout-max-prompt-len", NAN);
+  set_flag_num(f, AF_CTX, "--rollout-max-context-len", NAN);
+  af_begin(f);
+  double ctx = af_input(f, AF_CTX), prompt, resp;
+  if (isnan(ctx)) {
+    prompt = af_input(f, AF_PROMPT);
+    resp = af_input(f, AF_RESP);
+    ctx = !isnan(prompt) && !isnan(resp) ? prompt + resp : NAN;
+  }
+  af_setu(f, AF_CTX_EFF, ctx);
+  set_flag_num(f, AF_MBS, "--micro-batch-size", 1);
+  set_flag_num(f, AF_NUM_ITERS, "--num-iters-per-train-update", 1);
+  set_flag_num(f, AF_STALENESS, "--max-staleness", 0);
+  set_flag_num(f, AF_FRAC, "--sglang-mem-fraction-static", NAN);
 }
 
 static double moment_bytes(const char *dtype) {
@@ -419,52 +514,68 @@ static double moment_bytes(const char *dtype) {
 
 /* Optimizer bytes per parameter (catalog D1) and the offload settings. */
 static af_mem_cfg compute_optimizer(au_facts *f) {
-  const sm_model *m = f->m;
-  bool pa = fon(m, "--use-precision-aware-optimizer");
-  bool offload = fon(m, "--optimizer-cpu-offload");
-  af_setb(f, AF_OFFLOAD, offload);
-  af_setb(f, AF_OFFLOAD_TRIO, offload && pa && fon(m, "--overlap-cpu-optimizer-d2h-h2d"));
-  const char *mg = sm_flag_str(m, "--main-grads-dtype");
-  const char *ea = sm_flag_str(m, "--exp-avg-dtype");
-  const char *eas = sm_flag_str(m, "--exp-avg-sq-dtype");
+  af_begin(f);
+  af_setb(f, AF_OFFLOAD, af_flag_on(f, "--optimizer-cpu-offload"));
+  af_begin(f);
+  bool trio = af_flag_on(f, "--optimizer-cpu-offload");
+  trio = af_flag_on(f, "--use-precision-aware-optimizer") && trio;
+  trio = af_flag_on(f, "--overlap-cpu-optimizer-d2h-h2d") && trio;
+  af_setb(f, AF_OFFLOAD_TRIO, trio);
+  af_begin(f);
+  bool pa = af_flag_on(f, "--use-precision-aware-optimizer");
+  const char *mg = af_flag_str(f, "--main-grads-dtype");
+  const char *ea = af_flag_str(f, "--exp-avg-dtype");
+  const char *eas = af_flag_str(f, "--exp-avg-sq-dtype");
   af_mem_cfg mc = {af_num(f, AF_TP, NAN), af_num(f, AF_PP, NAN), af_num(f, AF_CP, NAN),
                    af_num(f, AF_EP, NAN), af_num(f, AF_ETP, NAN), 2, 4, 12, 0};
-  if (fon(m, "--grad-reduce-in-bf16") || (pa && mg && !strcmp(mg, "bf16"))) mc.g_bytes = 2;
-  double master = (pa && !fon(m, "--no-store-param-remainders")) ? 2 : 4;
+  if (af_flag_on(f, "--grad-reduce-in-bf16") || (pa && mg && !strcmp(mg, "bf16"))) mc.g_bytes = 2;
+  double master = (pa && !af_flag_on(f, "--no-store-param-remainders")) ? 2 : 4;
   double m1 = pa && ea ? moment_bytes(ea) : 4, m2 = pa && eas ? moment_bytes(eas) : 4;
   mc.opt_bytes = master + m1 + m2;
-  double off_frac = offload ? af_flag_num(m, "--optimizer-offload-fraction", 1) : 0;
+  double off_frac = af_num(f, AF_OFFLOAD, 0) ? af_flag_num(f, "--optimizer-offload-fraction", 1) : 0;
   mc.offload_frac = isnan(off_frac) ? 1 : off_frac;
   af_setn(f, AF_OPT_BYTES, mc.opt_bytes);
   /* colocate turns both offloads on unless the script says otherwise (hybrid defaults off) */
-  bool co = af_num(f, AF_COLOCATE, 0) != 0;
-  af_setb(f, AF_OFFLOAD_TRAIN, fon(m, "--offload") || fon(m, "--offload-train") ||
-                                   (co && !fon(m, "--no-offload-train")));
-  af_setb(f, AF_OFFLOAD_ROLLOUT, fon(m, "--offload") || fon(m, "--offload-rollout") ||
-                                     (co && !fon(m, "--no-offload-rollout")));
+  af_begin(f);
+  bool co = af_input(f, AF_COLOCATE) != 0, all = af_flag_on(f, "--offload");
+  af_setb(f, AF_OFFLOAD_TRAIN, all || af_flag_on(f, "--offload-train") ||
+                                   (co && !af_flag_on(f, "--no-offload-train")));
+  af_begin(f);
+  co = af_input(f, AF_COLOCATE) != 0;
+  all = af_flag_on(f, "--offload");
+  af_setb(f, AF_OFFLOAD_ROLLOUT, all || af_flag_on(f, "--offload-rollout") ||
+                                     (co && !af_flag_on(f, "--no-offload-rollout")));
   return mc;
 }
 
 static void compute_runtime(au_facts *f) {
   const sm_model *m = f->m;
+  af_begin(f);
   char *a = af_env_scan(m, "PYTORCH_CUDA_ALLOC_CONF");
   if (!a) a = af_env_scan(m, "PYTORCH_ALLOC_CONF");
   af_sets(f, AF_ALLOC_GLOBAL, a ? a : "");
   free(a);
+  af_begin(f);
   const sm_flag *tev = sm_flag_get(m, "--train-env-vars");
+  af_note_flag(f, tev);
   json_t *x = tev && tev->json ? json_object_get(tev->json, "PYTORCH_CUDA_ALLOC_CONF") : NULL;
   if (!x && tev && tev->json) x = json_object_get(tev->json, "PYTORCH_ALLOC_CONF");
   af_sets(f, AF_ALLOC_TRAIN, json_is_string(x) ? json_string_value(x) : "");
+  af_begin(f);
   const char *base = pd_path_base(m->nfiles ? m->files[0].path : "");
   af_setb(f, AF_DEBUG_SCRIPT, strstr(base, "debug") || strstr(base, "profil") || strstr(base, "smoke") ||
                                   strstr(base, "observer") || strstr(base, "continuity"));
   af_sets(f, AF_SCRIPT_NAME, base);
-  const char *gran = sm_flag_str(m, "--recompute-granularity");
-  double rnl = af_flag_num(m, "--recompute-num-layers", 1);
+  af_begin(f);
+  const char *gran = af_flag_str(f, "--recompute-granularity");
+  double rnl = af_flag_num(f, "--recompute-num-layers", 1);
   af_setb(f, AF_RECOMPUTE_FULL, gran && !strcmp(gran, "full") && !(rnl == 0));
+  af_begin(f);
+  gran = af_flag_str(f, "--recompute-granularity");
   af_setb(f, AF_RECOMPUTE_SELECTIVE,
-          (gran && !strcmp(gran, "selective")) || fon(m, "--recompute-activations"));
-  af_setb(f, AF_SP, fon(m, "--sequence-parallel") && af_num(f, AF_TP, NAN) > 1);
+          (gran && !strcmp(gran, "selective")) || af_flag_on(f, "--recompute-activations"));
+  af_begin(f);
+  af_setb(f, AF_SP, af_flag_on(f, "--sequence-parallel") && af_input(f, AF_TP) > 1);
 }
 
 au_facts *af_compute(const sm_model *m) {
@@ -485,5 +596,6 @@ au_facts *af_compute(const sm_model *m) {
   bool layout_ok = !isnan(mc.tp) && !isnan(mc.pp) && !isnan(mc.cp) && !isnan(mc.ep) &&
                    !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0;
   if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g);
+  af_begin(f);
   return f;
 }

@@ -71,6 +71,16 @@ typedef struct au_facts au_facts; /* opaque */
 au_facts *af_compute(const sm_model *m);
 void af_free(au_facts *f);
 
+/* How surely a fact is known (the least certain input it was computed from) and, when that was
+ * a flag, which. */
+sm_cert af_cert(const au_facts *f, af_id id, const sm_flag **why);
+/* Tracking an evaluation: everything an expression reads through af_env between begin and end
+ * is noted; end gives the least certain input and its flag. */
+void af_track_begin(au_facts *f);
+sm_cert af_track_end(au_facts *f, const sm_flag **why);
+/* Notes an input known only as surely as cert (why: its flag, or NULL). */
+void af_note(au_facts *f, sm_cert cert, const sm_flag *why);
+
 /* A fact's value (null when it could not be computed). */
 ax_value af_value(const au_facts *f, af_id id);
 double af_num(const au_facts *f, af_id id, double fallback);
@@ -89,7 +99,7 @@ size_t af_fn_count(void);
 const char *af_fn_name(size_t i);
 
 /* The environment that resolves bound names and functions. Valid while f lives. */
-ax_env af_env(const au_facts *f);
+ax_env af_env(au_facts *f);
 
 /* The facts that were computed, in AF_FACTS order, then the `res_<role>` ones (for the JSON
  * context and hovers). */

@@ -19,8 +19,11 @@ typedef ax_value (*fn_impl)(au_facts *f, const ax_value *a, size_t n);
 
 /* ---- flag functions: a[0] is the flag's name (the binding checked the arity, not the types) */
 
-static const sm_flag *flag_arg(const au_facts *f, const ax_value *a) {
-  return a[0].kind == AX_STR ? sm_flag_get(f->m, a[0].str) : NULL;
+/* The flag a[0] names, noted as an input of the evaluation. */
+static const sm_flag *flag_arg(au_facts *f, const ax_value *a) {
+  const sm_flag *fl = a[0].kind == AX_STR ? sm_flag_get(f->m, a[0].str) : NULL;
+  af_note_flag(f, fl);
+  return fl;
 }
 
 static ax_value fn_has(au_facts *f, const ax_value *a, size_t n) {
@@ -30,7 +33,9 @@ static ax_value fn_has(au_facts *f, const ax_value *a, size_t n) {
 
 static ax_value fn_on(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
-  return a[0].kind == AX_STR ? ax_bool(sm_flag_on(f->m, a[0].str)) : ax_null();
+  if (a[0].kind != AX_STR) return ax_null();
+  (void)flag_arg(f, a);
+  return ax_bool(sm_flag_on(f->m, a[0].str));
 }
 
 static ax_value fn_cond(au_facts *f, const ax_value *a, size_t n) {
@@ -43,7 +48,7 @@ static ax_value fn_cond(au_facts *f, const ax_value *a, size_t n) {
 static ax_value fn_num(au_facts *f, const ax_value *a, size_t n) {
   if (a[0].kind != AX_STR) return ax_null();
   if (!flag_arg(f, a) && n >= 2) return a[1];
-  double x = af_flag_num(f->m, a[0].str, NAN);
+  double x = af_flag_num(f, a[0].str, NAN);
   return isnan(x) ? ax_null() : ax_num(x);
 }
 
@@ -55,13 +60,18 @@ static ax_value fn_str(au_facts *f, const ax_value *a, size_t n) {
   return ax_str(sm_flag_str(f->m, a[0].str));
 }
 
+/* One of the flag's values is v (null when it is absent, or not found among values some of
+ * which could not be resolved). */
 static ax_value fn_hasval(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
   if (a[0].kind != AX_STR || a[1].kind != AX_STR) return ax_null();
   const sm_flag *fl = flag_arg(f, a);
-  bool hit = false;
-  for (size_t i = 0; fl && i < fl->nvalues && !hit; i++) hit = !strcmp(fl->values[i].text, a[1].str);
-  return fl ? ax_bool(hit) : ax_null();
+  bool hit = false, unknown = false;
+  for (size_t i = 0; fl && i < fl->nvalues && !hit; i++) {
+    hit = fl->values[i].resolved && !strcmp(fl->values[i].text, a[1].str);
+    unknown = unknown || !fl->values[i].resolved;
+  }
+  return fl && (hit || !unknown) ? ax_bool(hit) : ax_null();
 }
 
 /* The largest number among the values (whitespace-separated words included: $(seq ...)). */
@@ -104,6 +114,7 @@ static ax_value fn_env(au_facts *f, const ax_value *a, size_t n) {
   if (a[0].kind != AX_STR) return ax_null();
   const sm_var *var = sm_var_get(f->m, a[0].str);
   char *v = var && var->known && var->exported ? pd_xstrdup(var->value) : af_env_scan(f->m, a[0].str);
+  if (var && var->exported) af_note(f, var->cert, NULL);
   return v ? ax_str(af_own(f, v)) : ax_null();
 }
 
@@ -111,6 +122,7 @@ static ax_value fn_train_env(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
   if (a[0].kind != AX_STR) return ax_null();
   const sm_flag *fl = sm_flag_get(f->m, "--train-env-vars");
+  af_note_flag(f, fl);
   json_t *x = fl && fl->json ? json_object_get(fl->json, a[0].str) : NULL;
   return json_is_string(x) ? ax_str(af_own(f, pd_xstrdup(json_string_value(x)))) : ax_null();
 }

@@ -14,12 +14,23 @@
 typedef struct {
   char *name;
   ax_value v;
+  sm_cert cert;
+  const sm_flag *why;
 } af_dyn;
+
+/* What a computation or an evaluation read: the least certain value, and the flag it was. */
+typedef struct {
+  sm_cert cert;
+  const sm_flag *why; /* NULL when every input was literal, or the least certain one was not a flag */
+} af_track;
 
 struct au_facts {
   const sm_model *m;
   ax_value v[AF_COUNT];
   bool set[AF_COUNT];
+  sm_cert cert[AF_COUNT];     /* how surely each fact is known: its least certain input */
+  const sm_flag *why[AF_COUNT];
+  af_track track;             /* inputs read since the last af_begin / af_track_begin */
   af_dyn *dyn; /* res_<role> */
   size_t ndyn, capdyn;
   char **strs; /* strings owned by the facts */
@@ -27,6 +38,14 @@ struct au_facts {
   char **assumed;
   size_t nassumed, capassumed;
 };
+
+/* Starts a computation: the facts set after this rest on the inputs read after it. */
+void af_begin(au_facts *f);
+/* Inputs: a flag (its certainty; an absent flag is certain), a fact. */
+void af_note_flag(au_facts *f, const sm_flag *fl);
+void af_note_fact(au_facts *f, af_id id);
+/* A fact read as an input: its value (NAN when unknown) and its certainty passes on. */
+double af_input(au_facts *f, af_id id);
 
 void af_set(au_facts *f, af_id id, ax_value v);
 void af_setn(au_facts *f, af_id id, double x);
@@ -36,8 +55,14 @@ void af_setu(au_facts *f, af_id id, double x);      /* NAN = null */
 const char *af_own(au_facts *f, char *s);           /* s is freed with the facts */
 void af_assume(au_facts *f, const char *fmt, const char *arg);
 
-/* A flag's number: fallback when the flag is absent, NAN when present but not a number. */
-double af_flag_num(const sm_model *m, const char *name, double fallback);
+/* Flags, read as inputs of the computation under way (noted in f->track): a number (fallback
+ * when absent, NAN when present but not a number), a number defaulting to a fact, a switch,
+ * presence, and a string (NULL when absent or not resolved). */
+double af_flag_num(au_facts *f, const char *name, double fallback);
+double af_flag_num_or(au_facts *f, const char *name, af_id fallback);
+bool af_flag_on(au_facts *f, const char *name);
+bool af_flag_has(au_facts *f, const char *name);
+const char *af_flag_str(au_facts *f, const char *name);
 /* The last value assigned to NAME anywhere in the script's files (caller frees), or NULL. */
 char *af_env_scan(const sm_model *m, const char *name);
 

@@ -8,6 +8,8 @@
 #include "base/str.h"
 
 
+
+
 /* Parses Megatron's --moe-layer-freq: an integer k (every k-th layer is MoE), a python list
  * "[0,1,1]" or an expression "[0]*3+[1]*75". Returns the number of MoE layers, or -1. */
 static long moe_layers_of(const char *s, long layers) {
@@ -131,81 +133,101 @@ static double act_per_token_layer(const af_shape *s, double tp, double etp, bool
 
 /* ---- the shape ---- */
 
-static void read_dims(const sm_model *m, af_shape *s) {
-  s->L = af_flag_num(m, "--num-layers", NAN);
-  s->h = af_flag_num(m, "--hidden-size", NAN);
-  s->F = af_flag_num(m, "--ffn-hidden-size", NAN);
-  s->heads = af_flag_num(m, "--num-attention-heads", NAN);
-  s->groups = af_flag_num(m, "--num-query-groups", s->heads);
-  s->kvc = af_flag_num(m, "--kv-channels", s->h / s->heads);
-  s->E = af_flag_num(m, "--num-experts", 0);
-  s->topk = af_flag_num(m, "--moe-router-topk", s->E > 0 ? 2 : 0);
-  s->Fe = af_flag_num(m, "--moe-ffn-hidden-size", s->F);
-  s->Fs = af_flag_num(m, "--moe-shared-expert-intermediate-size", 0);
-  s->tied = !sm_flag_on(m, "--untie-embeddings-and-output-weights");
-  s->swiglu = sm_flag_on(m, "--swiglu");
-  s->gate = sm_flag_on(m, "--attention-output-gate");
-  s->mla = sm_flag_get(m, "--kv-lora-rank") != NULL || sm_flag_on(m, "--multi-latent-attention");
-  s->qlora = af_flag_num(m, "--q-lora-rank", 0);
-  s->kvlora = af_flag_num(m, "--kv-lora-rank", 512);
-  s->qk = af_flag_num(m, "--qk-head-dim", 128);
-  s->qkpos = af_flag_num(m, "--qk-pos-emb-head-dim", 64);
-  s->vdim = af_flag_num(m, "--v-head-dim", 128);
+/* One dimension of the model: its flag (or the fact it defaults to) is its input. */
+static double dim(au_facts *f, af_id id, const char *flag, double fallback) {
+  af_begin(f);
+  double x = af_flag_num(f, flag, fallback);
+  af_setu(f, id, x);
+  return x;
+}
+
+static double dim_or(au_facts *f, af_id id, const char *flag, af_id fallback) {
+  af_begin(f);
+  double x = af_flag_num_or(f, flag, fallback);
+  af_setu(f, id, x);
+  return x;
+}
+
+static void read_dims(au_facts *f, af_shape *s) {
+  s->L = dim(f, AF_L, "--num-layers", NAN);
+  s->h = dim(f, AF_H, "--hidden-size", NAN);
+  s->F = dim(f, AF_F, "--ffn-hidden-size", NAN);
+  s->heads = dim(f, AF_HEADS, "--num-attention-heads", NAN);
+  s->groups = dim_or(f, AF_GROUPS, "--num-query-groups", AF_HEADS);
+  af_begin(f);
+  s->kvc = af_flag_has(f, "--kv-channels") ? af_flag_num(f, "--kv-channels", NAN)
+                                           : af_input(f, AF_H) / af_input(f, AF_HEADS);
+  af_setu(f, AF_KVC, s->kvc);
+  s->E = dim(f, AF_E, "--num-experts", 0);
+  af_begin(f);
+  s->topk = af_flag_has(f, "--moe-router-topk") ? af_flag_num(f, "--moe-router-topk", NAN)
+                                                : (af_input(f, AF_E) > 0 ? 2 : 0);
+  af_setu(f, AF_TOPK, s->topk);
+  s->Fe = dim_or(f, AF_FE, "--moe-ffn-hidden-size", AF_F);
+  s->Fs = dim(f, AF_FS, "--moe-shared-expert-intermediate-size", 0);
+  af_begin(f);
+  s->tied = !af_flag_on(f, "--untie-embeddings-and-output-weights");
+  af_setb(f, AF_TIED, s->tied);
+  af_begin(f);
+  s->mla = af_flag_has(f, "--kv-lora-rank") || af_flag_on(f, "--multi-latent-attention");
+  af_setb(f, AF_MLA, s->mla);
+  af_begin(f);
+  s->swiglu = af_flag_on(f, "--swiglu");
+  s->gate = af_flag_on(f, "--attention-output-gate");
+  s->qlora = af_flag_num(f, "--q-lora-rank", 0);
+  s->kvlora = af_flag_num(f, "--kv-lora-rank", 512);
+  s->qk = af_flag_num(f, "--qk-head-dim", 128);
+  s->qkpos = af_flag_num(f, "--qk-pos-emb-head-dim", 64);
+  s->vdim = af_flag_num(f, "--v-head-dim", 128);
 }
 
 static void read_layers(au_facts *f, af_shape *s) {
-  const sm_model *m = f->m;
+  af_begin(f);
+  af_note_fact(f, AF_L);
+  af_note_fact(f, AF_E);
   /* the layer count may be unknown (NaN) or absurd: never cast those to an integer */
   bool layers_ok = !isnan(s->L) && s->L >= 0 && s->L <= 1e9;
   s->moe_layers = s->E <= 0 ? 0
-                  : layers_ok ? (double)moe_layers_of(sm_flag_str(m, "--moe-layer-freq"), (long)s->L)
+                  : layers_ok ? (double)moe_layers_of(af_flag_str(f, "--moe-layer-freq"), (long)s->L)
                               : NAN;
   if (s->moe_layers < 0) s->moe_layers = s->L;
-  s->hybrid_attn = sm_flag_on(m, "--use-gated-attention") || s->gate ||
-                   sm_flag_get(m, "--linear-attention-freq");
-  double lfreq = af_flag_num(m, "--linear-attention-freq", 4);
+  af_setu(f, AF_MOE_LAYERS, s->moe_layers);
+  af_begin(f);
+  af_note_fact(f, AF_L);
+  s->hybrid_attn = af_flag_on(f, "--use-gated-attention") || s->gate ||
+                   af_flag_has(f, "--linear-attention-freq");
+  double lfreq = af_flag_num(f, "--linear-attention-freq", 4);
   if (isnan(lfreq) || lfreq < 1) lfreq = 4;
   s->L_attn = s->hybrid_attn ? ceil(s->L / lfreq) : s->L;
+  af_setb(f, AF_HYBRID_ATTN, s->hybrid_attn);
+  af_setu(f, AF_L_ATTN, s->L_attn);
   if (s->hybrid_attn) af_assume(f, "hybrid linear attention: KV cache counted for every %s-th layer", "4");
 }
 
 bool af_read_shape(au_facts *f, af_shape *s) {
   const sm_model *m = f->m;
-  read_dims(m, s);
+  read_dims(f, s);
+  af_begin(f);
   bool vassumed = false;
-  double v = af_flag_num(m, "--vocab-size", NAN);
+  double v = af_flag_num(f, "--vocab-size", NAN);
   if (isnan(v)) v = family_vocab(m->ctx.model ? m->ctx.model : m->ctx.name_model, &vassumed);
   s->V = v;
+  af_setn(f, AF_V, s->V);
   if (vassumed) af_assume(f, "vocabulary size unknown: assumed %s (Qwen)", "151,936");
   read_layers(f, s);
   bool shape_ok = !isnan(s->L) && !isnan(s->h) && !isnan(s->F) && !isnan(s->heads) && s->L > 0 &&
                   s->h > 0 && s->heads > 0 && !isnan(s->E) && !isnan(s->Fe) && !isnan(s->Fs);
   if (!shape_ok && sm_flag_get(m, "--num-layers") == NULL)
     af_assume(f, "model architecture unknown (no model config found): memory rules skipped%s", "");
+  af_begin(f);
+  af_note_fact(f, AF_E);
   af_setb(f, AF_MOE, s->E > 0);
-  af_setn(f, AF_E, s->E);
-  af_setu(f, AF_TOPK, s->topk);
-  af_setu(f, AF_L, s->L);
-  af_setu(f, AF_H, s->h);
-  af_setu(f, AF_F, s->F);
-  af_setu(f, AF_FE, s->Fe);
-  af_setu(f, AF_FS, s->Fs);
-  af_setu(f, AF_HEADS, s->heads);
-  af_setu(f, AF_GROUPS, s->groups);
-  af_setu(f, AF_KVC, s->kvc);
-  af_setn(f, AF_V, s->V);
-  af_setb(f, AF_TIED, s->tied);
-  af_setu(f, AF_MOE_LAYERS, s->moe_layers);
-  af_setu(f, AF_L_ATTN, s->L_attn);
-  af_setb(f, AF_MLA, s->mla);
-  af_setb(f, AF_HYBRID_ATTN, s->hybrid_attn);
   return shape_ok;
 }
 
 /* ---- memory ---- */
 
 static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) {
-  const sm_model *m = f->m;
   double g_a = af_num(f, AF_G_A, NAN);
   if (isnan(g_a) || g_a <= 0) return;
   double params_gpu;
@@ -223,8 +245,8 @@ static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) 
   /* host RAM for the offloaded optimizer (+ pinned fp32 grads) and weight backups */
   double nodes = ceil(g_a / af_num(f, AF_G_NODE, NAN));
   if (nodes < 1) nodes = 1;
-  double tags = 1 + ((sm_flag_on(m, "--use-kl-loss") || af_flag_num(m, "--kl-coef", 0) != 0) ? 1 : 0) +
-                (sm_flag_on(m, "--keep-old-actor") ? 1 : 0);
+  double tags = 1 + ((af_flag_on(f, "--use-kl-loss") || af_flag_num(f, "--kl-coef", 0) != 0) ? 1 : 0) +
+                (af_flag_on(f, "--keep-old-actor") ? 1 : 0);
   bool offload = af_num(f, AF_OFFLOAD, 0) != 0;
   double host_node = (offload ? 16 * s->P / nodes : 0) + 2 * s->P / nodes * tags;
   af_setu(f, AF_HOST_NEEDED, host_node / AF_GIB);
@@ -233,7 +255,6 @@ static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) 
 
 /* Activations and logits (catalog D2); returns the activation + logits bytes of the peak. */
 static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cfg *mc) {
-  const sm_model *m = f->m;
   bool dyn = af_num(f, AF_DYN, 0) != 0, full = af_num(f, AF_RECOMPUTE_FULL, 0) != 0;
   double T = af_num(f, AF_T, NAN), T_lp = af_num(f, AF_T_LP, NAN);
   double tokens = dyn ? T : af_num(f, AF_MBS, NAN) * af_num(f, AF_CTX_EFF, NAN);
@@ -245,13 +266,13 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
   double act_full = tokens * (Lst * 2 * s->h / tp * inflight + apl);
   double logits = tokens * s->V * 6 / tp;
   double logits_lp = (dyn ? T_lp : tokens) * s->V * 6 / tp;
-  double chunk = af_flag_num(m, "--log-probs-chunk-size", -1);
+  double chunk = af_flag_num(f, "--log-probs-chunk-size", -1);
   if (!isnan(chunk) && chunk > 0 && chunk < logits_lp) logits_lp = chunk * s->V * 6 / tp;
   af_setu(f, AF_ACT_NORECOMPUTE, act_none / AF_GIB);
   af_setu(f, AF_ACT_RECOMPUTE, act_full / AF_GIB);
   double act = full ? act_full : act_none;
   af_setu(f, AF_ACT, act / AF_GIB);
-  if (sm_flag_on(m, "--recompute-loss-function")) logits /= 2;
+  if (af_flag_on(f, "--recompute-loss-function")) logits /= 2;
   af_setu(f, AF_LOGITS, logits / AF_GIB);
   af_setu(f, AF_LOGITS_LP, logits_lp / AF_GIB);
   af_setn(f, AF_OVERHEAD, 2.5);
@@ -291,7 +312,19 @@ static void memory_fit(au_facts *f, const af_shape *s, const af_mem_cfg *mc, con
   af_setu(f, AF_MIN_GPUS_FIT, fit);
 }
 
+/* The memory estimate rests on the whole shape, the layout, the batch and the optimizer. */
+static void memory_inputs(au_facts *f) {
+  static const af_id in[] = {AF_L, AF_H, AF_F, AF_FE, AF_FS, AF_HEADS, AF_GROUPS, AF_KVC, AF_V,
+                             AF_E, AF_TOPK, AF_MOE_LAYERS, AF_L_ATTN, AF_TIED, AF_MLA, AF_TP,
+                             AF_PP, AF_CP, AF_EP, AF_ETP, AF_G_A, AF_G_NODE, AF_DYN, AF_T, AF_T_LP,
+                             AF_MBS, AF_CTX_EFF, AF_RECOMPUTE_FULL, AF_SP, AF_GPE, AF_FRAC,
+                             AF_OFFLOAD, AF_OPT_BYTES};
+  af_begin(f);
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) af_note_fact(f, in[i]);
+}
+
 void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, const pd_device *g) {
+  memory_inputs(f);
   shape_params(s);
   af_setn(f, AF_P, s->P);
   af_setn(f, AF_P_B, s->P / 1e9);

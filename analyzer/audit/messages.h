@@ -29,6 +29,13 @@
   X(COST_NO_TRAIN, "cost.no_train_line", "cost")                                                 \
   X(COST_BORDERLINE, "cost.borderline", "cost")                                                  \
   X(COST_BASELINE, "cost.baseline", "cost,baseline")                                             \
+  X(COST_CERT, "cost.certainty", "cost,why")                                                     \
+  X(CERT_BRANCH, "cert.branch", "flag,line")                                                     \
+  X(CERT_BRANCH_VAR, "cert.branch_var", "flag,var,line")                                         \
+  X(CERT_COMMAND, "cert.command", "flag,var,line")                                               \
+  X(CERT_UNRESOLVED, "cert.unresolved", "flag,line")                                             \
+  X(CERT_DEFAULT, "cert.default", "flag,var,line")                                               \
+  X(CERT_OTHER, "cert.other", "")                                                                \
   X(RELATED_NOTE, "related.note", "note")                                                        \
   X(RELATED_ARCH, "related.architecture", "flag")                                                \
   X(FIX_REMOVE, "fix.remove", "edit")                                                            \

@@ -319,7 +319,7 @@ static void hover_layout(md_out *o, const au_facts *f) {
 
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
   if (!r || !r->facts || !topic) return NULL;
-  const au_facts *f = r->facts;
+  au_facts *f = r->facts;
   pd_buf b = {0};
   md_out o = {&b, au_rules_messages(r->rules), lang, af_env(f)};
   if (!strcmp(topic, "--resource") || !strcmp(topic, "resource")) {

@@ -32,8 +32,10 @@
   X(UNARY_EXPRESSION, "unary_expression") X(BINARY_EXPRESSION, "binary_expression")           \
   X(TERNARY_EXPRESSION, "ternary_expression")                                                 \
   X(PARENTHESIZED_EXPRESSION, "parenthesized_expression")                                     \
+  X(NEGATED_COMMAND, "negated_command") X(TEST_OPERATOR, "test_operator") X(LIST, "list")     \
+  X(POSTFIX_EXPRESSION, "postfix_expression") X(DO_GROUP, "do_group")                         \
   X(LPAREN, "(") X(RPAREN, ")") X(RBRACE, "}") X(HASH, "#") X(BANG, "!") X(EQ, "=")           \
-  X(PLUS_EQ, "+=")
+  X(PLUS_EQ, "+=") X(AND_AND, "&&") X(OR_OR, "||") X(THEN, "then")
 
 typedef enum {
   BS_OTHER = 0, /* any kind not listed */
@@ -46,7 +48,8 @@ typedef enum {
 #define BS_FIELDS(X)                                                                          \
   X(NAME, "name") X(VALUE, "value") X(BODY, "body") X(VARIABLE, "variable") X(INDEX, "index") \
   X(LEFT, "left") X(RIGHT, "right") X(OPERATOR, "operator") X(CONDITION, "condition")         \
-  X(CONSEQUENCE, "consequence") X(ALTERNATIVE, "alternative")
+  X(CONSEQUENCE, "consequence") X(ALTERNATIVE, "alternative") X(INITIALIZER, "initializer")  \
+  X(UPDATE, "update")
 
 typedef enum {
 #define BS_ENUM_(id, name) BSF_##id,

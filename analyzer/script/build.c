@@ -245,7 +245,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
                    const sm_options *opt) {
   static const sm_options defaults = {0};
   sm_model *m = pd_xcalloc(1, sizeof *m);
-  sm_builder b = {.opt = opt ? opt : &defaults, .parser = sm_parser_new()};
+  sm_builder b = {.opt = opt ? opt : &defaults, .parser = sm_parser_new(), .path_cert = SM_CERT_LITERAL};
   b.w.loop_budget = SM_MAX_LOOP_ITER;
   b.w.train_file = -1;
   b.w.source_file = -1;
@@ -280,7 +280,10 @@ void sm_model_free(sm_model *m) {
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *f = &m->flags[i];
     free(f->name);
-    for (size_t j = 0; j < f->nvalues; j++) free(f->values[j].text);
+    for (size_t j = 0; j < f->nvalues; j++) {
+      free(f->values[j].text);
+      free(f->values[j].cert_var);
+    }
     free(f->values);
     free(f->group);
     free(f->note);

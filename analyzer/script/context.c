@@ -56,14 +56,16 @@ typedef struct {
   size_t cap;
 } var_sink;
 
-static void collect_var(void *ctx, const char *name, const char *value, bool known, bool exported,
-                        int file, sm_range range) {
+static void collect_var(void *ctx, const char *name, const char *value, sm_cert cert,
+                        bool exported, int file, sm_range range) {
+  bool known = sm_cert_known(cert);
   var_sink *vs = ctx;
   sm_var *v = PD_PUSH(vs->m->vars, vs->m->nvars, vs->cap);
   memset(v, 0, sizeof *v);
   v->name = pd_xstrdup(name);
   v->value = pd_xstrdup(known ? value : "");
   v->known = known;
+  v->cert = cert;
   v->exported = exported;
   v->file = file;
   v->range = range;

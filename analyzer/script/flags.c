@@ -11,8 +11,22 @@
 static void value_from_field(sm_value *v, const sh_field *f) {
   v->text = pd_xstrdup(f->text);
   v->resolved = f->resolved;
+  v->cert = f->resolved ? f->cert : f->cert < SM_CERT_BRANCH ? f->cert : SM_CERT_UNRESOLVED;
+  v->cert_var = f->cert_var ? pd_xstrdup(f->cert_var) : NULL;
   v->file = f->file;
   v->range = f->range;
+}
+
+/* A flag is as certain as its least certain value, and at most BRANCH when it is set only in a
+ * branch that may not run. */
+static void flag_certainty(sm_flag *fl) {
+  fl->cert = fl->conditional ? SM_CERT_BRANCH : SM_CERT_LITERAL;
+  fl->cert_var = NULL;
+  for (size_t i = 0; i < fl->nvalues; i++)
+    if (fl->values[i].cert < fl->cert) {
+      fl->cert = fl->values[i].cert;
+      fl->cert_var = fl->values[i].cert_var;
+    }
 }
 
 static sm_range range_join(sm_range a, sm_range z) {
@@ -62,6 +76,7 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
         cur->note_file = f->note_file;
         cur->note_range = f->note_range;
       }
+      cur->cert = f->cert; /* the flag word itself, for a switch */
       if (eq) {
         sm_value *v = PD_PUSH(cur->values, cur->nvalues, vcap);
         value_from_field(v, f);
@@ -93,6 +108,11 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
       m->flags[i].overridden = true;
       m->flags[i].final_index = slot->value;
     }
+  }
+  for (size_t i = 0; i < m->nflags; i++) {
+    sm_cert word = m->flags[i].cert;
+    flag_certainty(&m->flags[i]);
+    if (word < m->flags[i].cert) m->flags[i].cert = word;
   }
   /* JSON values */
   for (size_t i = 0; i < m->nflags; i++) {

@@ -50,6 +50,11 @@ static void model_put_range(json_t *o, const sm_model *m, int file, sm_range r) 
   json_object_set_new(o, "end_column", json_integer(sm_char_col(m, file, r.end_byte, r.end_col)));
 }
 
+const char *sm_cert_name(sm_cert c) {
+  static const char *const names[] = {"unresolved", "command", "branch", "default", "literal"};
+  return c <= SM_CERT_LITERAL ? names[c] : "unresolved";
+}
+
 static json_t *num_or_null(long v) { return v < 0 ? json_null() : json_integer(v); }
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
@@ -106,6 +111,8 @@ json_t *sm_to_json(const sm_model *m) {
       json_t *r = json_object();
       model_put_range(r, m, fl->values[j].file, fl->values[j].range);
       json_object_set_new(r, "resolved", json_boolean(fl->values[j].resolved));
+      json_object_set_new(r, "certainty", json_string(sm_cert_name(fl->values[j].cert)));
+      if (fl->values[j].cert_var) json_object_set_new(r, "via", json_string(fl->values[j].cert_var));
       json_array_append_new(vr, r);
     }
     json_object_set_new(f, "values", vals);
@@ -116,6 +123,7 @@ json_t *sm_to_json(const sm_model *m) {
     json_object_set_new(f, "value_ranges", vr);
     json_object_set_new(f, "group", str_or_null(fl->group));
     json_object_set_new(f, "conditional", json_boolean(fl->conditional));
+    json_object_set_new(f, "certainty", json_string(sm_cert_name(fl->cert)));
     json_object_set_new(f, "overridden", json_boolean(fl->overridden));
     json_object_set_new(f, "note", str_or_null(fl->note));
     if (fl->note) {

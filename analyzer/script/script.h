@@ -82,9 +82,26 @@ typedef struct {
   sm_range source_range; /* the `source` command in the parent */
 } sm_file;
 
+/* How a value was known, from least to most certain. A finding is only as sure as the least
+ * certain value it rests on (the audit caps its severity by it). */
+typedef enum {
+  SM_CERT_UNRESOLVED = 0, /* an expansion that could not be resolved */
+  SM_CERT_COMMAND = 1,    /* the output of a command substitution that was not evaluated */
+  SM_CERT_BRANCH = 2,     /* set inside a branch whose condition is not known */
+  SM_CERT_DEFAULT = 3,    /* a default the script sets (${X:-d}): the environment may override it */
+  SM_CERT_LITERAL = 4     /* written in the script (or computed from what is) */
+} sm_cert;
+
+/* "unresolved" | "command" | "branch" | "default" | "literal" */
+const char *sm_cert_name(sm_cert c);
+/* The value itself is known (it may still be conditional or a default). */
+static inline bool sm_cert_known(sm_cert c) { return c >= SM_CERT_BRANCH; }
+
 typedef struct {
   char *text;    /* what argparse receives: quotes removed, expansions substituted */
   bool resolved; /* false: an expansion could not be resolved; text then holds the source word */
+  sm_cert cert;  /* how it was known */
+  char *cert_var; /* the variable through which it became less than literal, or NULL */
   int file;
   sm_range range;
 } sm_value;
@@ -98,6 +115,8 @@ typedef struct {
   sm_range full;         /* flag and its values */
   char *group;           /* array it came from ("PERF_ARGS"), NULL on the launch line */
   bool conditional;      /* set only in an if/case branch or through ${X:+...} */
+  sm_cert cert;          /* the least certain of its values (BRANCH at most when conditional) */
+  const char *cert_var;  /* the variable that made it so (borrowed from a value), or NULL */
   bool overridden;       /* a later occurrence wins (argparse: last one wins) */
   size_t final_index;    /* index of the winning occurrence (itself when not overridden) */
   char *note;            /* text of an attached `# NOTE(...)` comment, or NULL */
@@ -148,6 +167,7 @@ typedef struct {
   char *name;
   char *value;           /* "" when unknown */
   bool known;            /* false: set from something we cannot evaluate ($(...), read) */
+  sm_cert cert;          /* how its value was known */
   bool exported;
   int file;              /* where it was last assigned; -1 for a ${X:=d} side effect */
   sm_range range;

@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/str.h"
 #include "script/bashsym.h"
+#include "script/sh_printf.h"
 #include "script/shell.h"
 
 /* ---- ranges and node text --------------------------------------------------------------- */
@@ -35,9 +36,20 @@ typedef struct {
   pd_buf cur;
   bool have;      /* current field exists (non-empty or quoted) */
   bool resolved;
+  sm_cert cert;   /* the current field's certainty: the least of its parts' */
+  const char *cert_var;
   sh_fields *out;
   int depth;      /* nesting guard for pathological inputs */
 } sh_word;
+
+#define SH_WORD(e, f, o) {.env = (e), .file = (f), .resolved = true, .cert = SM_CERT_LITERAL, .out = (o)}
+
+/* The field being built rests on something known only as well as cert (through variable var). */
+static void lower(sh_word *b, sm_cert cert, const char *var) {
+  if (cert >= b->cert) return;
+  b->cert = cert;
+  b->cert_var = var ? sh_intern(b->env, var, strlen(var)) : NULL;
+}
 
 #define MAX_DEPTH 64
 #define MAX_SEQ 100000
@@ -49,12 +61,17 @@ static void emit(sh_word *b, TSNode word, const char *group, bool conditional) {
   b->cur.len = 0; /* keep the buffer's capacity for the next field */
   if (b->cur.data) b->cur.data[0] = '\0';
   f->resolved = b->resolved;
+  f->cert = b->cert;
+  f->cert_var = b->cert_var;
+  if (conditional && f->cert > SM_CERT_BRANCH) f->cert = SM_CERT_BRANCH;
   f->file = b->file->file;
   f->range = sh_node_range(word);
   f->group = group;
   f->conditional = conditional;
   b->have = false;
   b->resolved = true;
+  b->cert = SM_CERT_LITERAL;
+  b->cert_var = NULL;
 }
 
 /* Appends an expansion result. Unquoted values are split on blanks (IFS default). Each field
@@ -86,10 +103,17 @@ static void add_value(sh_word *b, const word_ctx *w, const char *s, bool quoted)
   }
 }
 
-static void add_unresolved(sh_word *b, const char *raw, size_t n) {
+/* raw source text in place of a value that is not known; cert says why (an unevaluated command,
+ * a variable set from one, or nothing that can be resolved). */
+static void add_unknown(sh_word *b, const char *raw, size_t n, sm_cert cert, const char *via) {
   pd_buf_append(&b->cur, raw, n);
   b->have = true;
   b->resolved = false;
+  lower(b, cert < SM_CERT_BRANCH ? cert : SM_CERT_UNRESOLVED, via);
+}
+
+static void add_unresolved(sh_word *b, const char *raw, size_t n) {
+  add_unknown(b, raw, n, SM_CERT_UNRESOLVED, NULL);
 }
 
 /* Unquoted literal word text: backslash escapes drop the backslash. */
@@ -131,8 +155,8 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted);
 static char *expand_children_scalar(sh_word *outer, TSNode n, uint32_t from, uint32_t to,
                                     bool *known) {
   sh_fields tmp = {0};
-  sh_word b = {.env = outer->env, .file = outer->file, .resolved = true, .out = &tmp,
-               .depth = outer->depth + 1};
+  sh_word b = SH_WORD(outer->env, outer->file, &tmp);
+  b.depth = outer->depth + 1;
   word_ctx w = {n, NULL, false};
   uint32_t prev_end = from < ts_node_child_count(n) && from > 0
                           ? ts_node_end_byte(ts_node_child(n, from - 1))
@@ -147,8 +171,10 @@ static char *expand_children_scalar(sh_word *outer, TSNode n, uint32_t from, uin
     prev_end = ts_node_end_byte(c);
   }
   *known = b.resolved;
+  lower(outer, b.cert, b.cert_var);
   char *s = pd_buf_take(&b.cur);
   for (size_t i = 0; i < tmp.n; i++) { /* spreads inside an operand: join with blanks */
+    lower(outer, tmp.v[i].cert, tmp.v[i].cert_var);
     char *j = pd_xasprintf("%s%s%s", tmp.v[i].text, *s ? " " : "", s);
     free(s);
     s = j;
@@ -168,14 +194,32 @@ static void add_spread(sh_word *b, const word_ctx *w, const sh_fields *arr, bool
       if (i > 0 && (b->have || b->cur.len)) emit(b, w->word, w->group, w->conditional);
       add_value(b, w, src->text, false);
       if (!src->resolved) b->resolved = false;
+      lower(b, src->cert, src->cert_var);
       continue;
     }
     if (i > 0) emit(b, w->word, w->group, w->conditional);
     pd_buf_puts(&b->cur, src->text);
     b->have = true;
     if (!src->resolved) b->resolved = false;
+    lower(b, src->cert, src->cert_var);
   }
   sh_fields_free(&copy);
+}
+
+/* "${A[*]}": the elements joined by the first character of IFS (a blank when IFS is unset). */
+static void join_fields(sh_word *b, const sh_fields *arr) {
+  const char *ifs = NULL, *via;
+  sm_cert cert;
+  bool set = sh_var_get(b->env, "IFS", &ifs, &cert, &via);
+  if (set) lower(b, cert, via);
+  char sep = !set ? ' ' : ifs[0];
+  for (size_t i = 0; arr && i < arr->n; i++) {
+    if (i && sep) pd_buf_putc(&b->cur, sep);
+    pd_buf_puts(&b->cur, arr->v[i].text);
+    if (!arr->v[i].resolved) b->resolved = false;
+    lower(b, arr->v[i].cert, arr->v[i].cert_var);
+  }
+  b->have = true;
 }
 
 static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap) {
@@ -197,6 +241,7 @@ static char *dirname_of(const char *path) {
 /* ---- arithmetic -------------------------------------------------------------------------- */
 
 static bool sh_arith(sh_word *b, TSNode n, long long *out);
+static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap);
 
 static bool arith_value_str(const char *s, long long *out) {
   while (*s == ' ') s++;
@@ -209,6 +254,71 @@ static bool arith_value_str(const char *s, long long *out) {
   while (*end == ' ') end++;
   if (*end) return false;
   *out = v;
+  return true;
+}
+
+/* The variable an assignment in arithmetic writes (a bare name), copied into buf; NULL when the
+ * target is not a plain variable. */
+static const char *arith_target(sh_word *b, TSNode n, char *buf, size_t cap) {
+  if (!bs_is(n, BS_VARIABLE_NAME) && !bs_is(n, BS_WORD)) return NULL;
+  var_name_of(b->file, n, buf, cap);
+  for (const char *p = buf; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '_') return NULL;
+  return *buf && !isdigit((unsigned char)*buf) ? buf : NULL;
+}
+
+/* x = e, x op= e, x++, x--, ++x, --x: evaluates and writes x (bash's side effect). */
+static bool arith_assign(sh_word *b, TSNode n, long long *out) {
+  char name[256], op[4] = {0};
+  TSNode target, value = {{0}, NULL, NULL};
+  bool post = false;
+  if (bs_is(n, BS_VARIABLE_ASSIGNMENT)) {
+    target = bs_child(n, BSF_NAME);
+    value = bs_child(n, BSF_VALUE);
+    op[0] = '=';
+  } else if (bs_is(n, BS_POSTFIX_EXPRESSION) || bs_is(n, BS_UNARY_EXPRESSION)) {
+    post = bs_is(n, BS_POSTFIX_EXPRESSION);
+    target = ts_node_child(n, post ? 0 : 1);
+    size_t ol;
+    const char *o = node_src(b->file, ts_node_child(n, post ? 1 : 0), &ol);
+    if (ol != 2) return false;
+    op[0] = o[0];
+    op[1] = '=';
+  } else {
+    target = bs_child(n, BSF_LEFT);
+    value = bs_child(n, BSF_RIGHT);
+    size_t ol;
+    const char *o = node_src(b->file, bs_child(n, BSF_OPERATOR), &ol);
+    if (ol > 3) return false;
+    memcpy(op, o, ol);
+  }
+  if (ts_node_is_null(target) || !arith_target(b, target, name, sizeof name)) return false;
+  long long old = 0, rhs = 1, v;
+  if (op[0] != '=' && !sh_arith(b, target, &old)) return false;
+  if (!ts_node_is_null(value)) {
+    b->depth++;
+    bool ok = sh_arith(b, value, &rhs);
+    b->depth--;
+    if (!ok) return false;
+  }
+  bool ok = true;
+  switch (op[0]) {
+  case '=': v = rhs; break;
+  case '+': ok = !__builtin_add_overflow(old, rhs, &v); break;
+  case '-': ok = !__builtin_sub_overflow(old, rhs, &v); break;
+  case '*': ok = !__builtin_mul_overflow(old, rhs, &v); break;
+  case '/':
+  case '%':
+    if (rhs == 0 || (old == LLONG_MIN && rhs == -1)) return false;
+    v = op[0] == '/' ? old / rhs : old % rhs;
+    break;
+  default: return false;
+  }
+  if (!ok) return false;
+  char num[32];
+  snprintf(num, sizeof num, "%lld", v);
+  sh_var_set(b->env, name, num, b->cert, b->cert_var);
+  *out = post ? old : v;
   return true;
 }
 
@@ -227,18 +337,21 @@ static bool sh_arith(sh_word *b, TSNode n, long long *out) {
   if (t == BS_VARIABLE_NAME || t == BS_WORD) {
     char name[256];
     var_name_of(b->file, n, name, sizeof name);
-    const char *v;
-    bool known;
-    if (!sh_var_get(b->env, name, &v, &known)) {
+    const char *v, *via;
+    sm_cert cert;
+    if (!sh_var_get(b->env, name, &v, &cert, &via)) {
       *out = 0; /* bash: unset is 0 */
       return true;
     }
-    return known && arith_value_str(v, out);
+    lower(b, cert, via);
+    return sm_cert_known(cert) && arith_value_str(v, out);
   }
   if (t == BS_SIMPLE_EXPANSION || t == BS_EXPANSION) {
-    bool known;
-    char *v = sh_expand_scalar(b->env, b->file, n, &known);
-    bool ok = known && arith_value_str(v, out);
+    sm_cert cert;
+    const char *via;
+    char *v = sh_expand_scalar(b->env, b->file, n, &cert, &via);
+    lower(b, cert, via);
+    bool ok = sm_cert_known(cert) && arith_value_str(v, out);
     free(v);
     return ok;
   }
@@ -265,11 +378,21 @@ static bool sh_arith(sh_word *b, TSNode n, long long *out) {
     else return false;
     return true;
   }
+  if (t == BS_POSTFIX_EXPRESSION || t == BS_VARIABLE_ASSIGNMENT) return arith_assign(b, n, out);
+  if (t == BS_UNARY_EXPRESSION && ts_node_child_count(n) == 2) {
+    size_t ol;
+    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
+    if (ol == 2 && (!strncmp(op, "++", 2) || !strncmp(op, "--", 2))) return arith_assign(b, n, out);
+  }
   if (t == BS_BINARY_EXPRESSION) {
     TSNode l = bs_child(n, BSF_LEFT);
     TSNode r = bs_child(n, BSF_RIGHT);
     TSNode o = bs_child(n, BSF_OPERATOR);
     if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o)) return false;
+    size_t aol;
+    const char *aop = node_src(b->file, o, &aol);
+    if (aol >= 1 && aop[aol - 1] == '=' && !(aol == 2 && strchr("=!<>", aop[0])))
+      return arith_assign(b, n, out);
     long long a, c;
     b->depth++;
     bool ok = sh_arith(b, l, &a) && sh_arith(b, r, &c);
@@ -326,31 +449,141 @@ static bool sh_arith(sh_word *b, TSNode n, long long *out) {
   return false;
 }
 
+bool sh_arith_eval(sh_env *e, const sh_file *f, TSNode n, long long *out, sm_cert *cert,
+                   const char **cert_var) {
+  sh_fields none = {0};
+  sh_word b = SH_WORD(e, f, &none);
+  bool ok = sh_arith(&b, n, out);
+  pd_buf_free(&b.cur);
+  *cert = ok ? b.cert : SM_CERT_UNRESOLVED;
+  if (cert_var) *cert_var = b.cert_var;
+  return ok;
+}
+
 /* ---- command substitutions we can evaluate -------------------------------------------- */
 
-/* Words of a simple command inside $( ... ), expanded; false when it is not one command. */
+/* A variable set for the duration of a command substitution (a subshell), and what it was. */
+typedef struct {
+  char *name, *old, *old_via;
+  bool existed;
+  sm_cert old_cert;
+} subst_var;
+
+/* Applies `NAME=value` (a known value) inside $( ... ); false when the value is not known. */
+static bool subst_assign(sh_word *b, TSNode a, subst_var *sv) {
+  TSNode name = bs_child(a, BSF_NAME), value = bs_child(a, BSF_VALUE);
+  if (ts_node_is_null(name) || !bs_is(name, BS_VARIABLE_NAME)) return false;
+  char buf[256];
+  sv->name = pd_xstrdup(var_name_of(b->file, name, buf, sizeof buf));
+  const char *old, *via;
+  sv->existed = sh_var_get(b->env, sv->name, &old, &sv->old_cert, &via);
+  sv->old = sv->existed ? pd_xstrdup(old) : NULL;
+  sv->old_via = sv->existed && via ? pd_xstrdup(via) : NULL;
+  sm_cert cert = SM_CERT_LITERAL;
+  char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->env, b->file, value, &cert, &via);
+  bool ok = sm_cert_known(cert);
+  if (ok) sh_var_set(b->env, sv->name, v, cert, via);
+  free(v);
+  return ok;
+}
+
+static void subst_restore(sh_env *e, subst_var *sv) {
+  if (sv->existed) sh_var_set(e, sv->name, sv->old, sv->old_cert, sv->old_via);
+  else sh_var_unset(e, sv->name);
+  free(sv->name);
+  free(sv->old);
+  free(sv->old_via);
+}
+
+/* Words of the command inside $( ... ), expanded: one simple command, after any number of known
+ * assignments (IFS=', '; echo "${A[*]}"); false when it is anything else. */
 static bool subst_words(sh_word *b, TSNode cs, sh_fields *words) {
-  if (ts_node_named_child_count(cs) != 1) return false;
-  TSNode cmd = ts_node_named_child(cs, 0);
+  uint32_t nk = ts_node_named_child_count(cs);
+  if (nk == 0 || nk > 8) return false;
+  TSNode cmd = ts_node_named_child(cs, nk - 1);
   if (!bs_is(cmd, BS_COMMAND)) return false;
-  for (uint32_t i = 0; i < ts_node_named_child_count(cmd); i++) {
+  subst_var sv[8] = {{0}};
+  uint32_t nsv = 0;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i + 1 < nk; i++) {
+    TSNode a = ts_node_named_child(cs, i);
+    ok = bs_is(a, BS_VARIABLE_ASSIGNMENT) && subst_assign(b, a, &sv[nsv]);
+    if (bs_is(a, BS_VARIABLE_ASSIGNMENT) && sv[nsv].name) nsv++;
+  }
+  for (uint32_t i = 0; ok && i < ts_node_named_child_count(cmd); i++) {
     TSNode c = ts_node_named_child(cmd, i);
     if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
-    else if (bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT)) return false;
-    if (ts_node_is_null(c)) return false;
-    sh_word sub = {.env = b->env, .file = b->file, .resolved = true, .out = words,
-                   .depth = b->depth + 1};
+    else if (bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT)) ok = false;
+    if (!ok || ts_node_is_null(c)) {
+      ok = false;
+      break;
+    }
+    sh_word sub = SH_WORD(b->env, b->file, words);
+    sub.depth = b->depth + 1;
     word_ctx w = {c, NULL, false};
     expand_node(&sub, &w, c, false);
     if (sub.have || sub.cur.len) emit(&sub, c, NULL, false);
     pd_buf_free(&sub.cur);
   }
-  for (size_t i = 0; i < words->n; i++)
-    if (!words->v[i].resolved) return false;
-  return words->n > 0;
+  while (nsv > 0) subst_restore(b->env, &sv[--nsv]);
+  for (size_t i = 0; ok && i < words->n; i++)
+    if (!words->v[i].resolved) ok = false;
+  return ok && words->n > 0;
 }
 
-/* Returns the substitution's output (caller frees) or NULL when it cannot be known. */
+/* The output of `seq [first [step]] last`, or NULL. */
+static char *eval_seq(const sh_fields *words) {
+  long a = 1, step = 1, z;
+  bool ok = pd_parse_long(words->v[words->n - 1].text, &z);
+  if (words->n >= 3) ok = ok && pd_parse_long(words->v[1].text, &a);
+  if (words->n == 4) ok = ok && pd_parse_long(words->v[2].text, &step);
+  if (!ok || step == 0) return NULL;
+  pd_buf o = {0};
+  long count = 0;
+  for (long v = a; (step > 0 ? v <= z : v >= z) && count < MAX_SEQ; v += step, count++)
+    pd_buf_printf(&o, "%s%ld", o.len ? " " : "", v);
+  return pd_buf_take(&o);
+}
+
+/* The output of `printf FORMAT ARGS...` (bash strips trailing newlines of a substitution). */
+static char *eval_printf(const sh_fields *words) {
+  const char **args = pd_xmalloc(words->n * sizeof *args);
+  for (size_t i = 1; i < words->n; i++) args[i - 1] = words->v[i].text;
+  pd_buf o = {0};
+  bool ok = sh_printf(args, words->n - 1, &o);
+  free(args);
+  if (!ok) {
+    pd_buf_free(&o);
+    return NULL;
+  }
+  while (o.len && o.data[o.len - 1] == '\n') o.data[--o.len] = '\0';
+  return pd_buf_take(&o);
+}
+
+/* The output of a command whose words are all known, or NULL when it cannot be known. */
+static char *eval_command(const sh_fields *words) {
+  const char *cmd = words->v[0].text;
+  if (!strcmp(cmd, "dirname") && words->n == 2) return dirname_of(words->v[1].text);
+  if (!strcmp(cmd, "basename") && words->n == 2) {
+    const char *sl = strrchr(words->v[1].text, '/');
+    return pd_xstrdup(sl ? sl + 1 : words->v[1].text);
+  }
+  if (!strcmp(cmd, "echo") && words->n >= 2 && words->v[1].text[0] != '-') {
+    pd_buf o = {0};
+    for (size_t i = 1; i < words->n; i++) {
+      if (i > 1) pd_buf_putc(&o, ' ');
+      pd_buf_puts(&o, words->v[i].text);
+    }
+    return pd_buf_take(&o);
+  }
+  if (!strcmp(cmd, "seq") && words->n >= 2 && words->n <= 4) return eval_seq(words);
+  if (!strcmp(cmd, "printf") && words->n >= 2 && strcmp(words->v[1].text, "-v") != 0)
+    return eval_printf(words);
+  return NULL;
+}
+
+/* Returns the substitution's output (caller frees) or NULL when it cannot be known; the word
+ * being built then rests on the command's words. */
 static char *eval_subst(sh_word *b, TSNode n) {
   size_t len;
   const char *s = node_src(b->file, n, &len);
@@ -361,42 +594,54 @@ static char *eval_subst(sh_word *b, TSNode n) {
   if (idiom && b->file->path) return dirname_of(b->file->path);
 
   sh_fields words = {0};
-  char *out = NULL;
-  if (subst_words(b, n, &words)) {
-    const char *cmd = words.v[0].text;
-    if (!strcmp(cmd, "dirname") && words.n == 2) {
-      out = dirname_of(words.v[1].text);
-    } else if (!strcmp(cmd, "basename") && words.n == 2) {
-      const char *sl = strrchr(words.v[1].text, '/');
-      out = pd_xstrdup(sl ? sl + 1 : words.v[1].text);
-    } else if (!strcmp(cmd, "echo") && words.n >= 2 && words.v[1].text[0] != '-') {
-      pd_buf o = {0};
-      for (size_t i = 1; i < words.n; i++) {
-        if (i > 1) pd_buf_putc(&o, ' ');
-        pd_buf_puts(&o, words.v[i].text);
-      }
-      out = pd_buf_take(&o);
-    } else if (!strcmp(cmd, "seq") && words.n >= 2 && words.n <= 4) {
-      long a = 1, step = 1, z;
-      bool ok = pd_parse_long(words.v[words.n - 1].text, &z);
-      if (words.n >= 3) ok = ok && pd_parse_long(words.v[1].text, &a);
-      if (words.n == 4) ok = ok && pd_parse_long(words.v[2].text, &step);
-      if (ok && step != 0) {
-        pd_buf o = {0};
-        long count = 0;
-        for (long v = a; (step > 0 ? v <= z : v >= z) && count < MAX_SEQ; v += step, count++)
-          pd_buf_printf(&o, "%s%ld", o.len ? " " : "", v);
-        out = pd_buf_take(&o);
-      }
-    }
-  }
+  char *out = subst_words(b, n, &words) ? eval_command(&words) : NULL;
+  for (size_t i = 0; out && i < words.n; i++) lower(b, words.v[i].cert, words.v[i].cert_var);
   sh_fields_free(&words);
   return out;
 }
 
 /* ---- ${...} ------------------------------------------------------------------------------ */
 
+/* ${#X} / ${#A[@]}: false when X is set but its value unknown. */
+static bool length_of(sh_word *b, const word_ctx *w, const char *vname, const sh_fields *arr,
+                      bool spread, bool quoted) {
+  char num[32];
+  if (spread) {
+    snprintf(num, sizeof num, "%zu", arr ? arr->n : 0);
+  } else {
+    const char *v, *via;
+    sm_cert cert;
+    bool set = sh_var_get(b->env, vname, &v, &cert, &via);
+    if (set && !sm_cert_known(cert)) return false;
+    if (set) lower(b, cert, via);
+    snprintf(num, sizeof num, "%zu", set ? strlen(v) : 0);
+  }
+  add_value(b, w, num, quoted);
+  return true;
+}
+
+/* The operand of ${X:-d} / ${X:=d} (children [from, to) of n): the script's default, which
+ * whoever launches the script may replace by setting X. assign: ${X:=d} also sets X. */
+static char *default_operand(sh_word *b, TSNode n, uint32_t from, uint32_t to, const char *vname,
+                             bool assign, bool *known) {
+  sm_cert before = b->cert;
+  const char *before_var = b->cert_var;
+  b->cert = SM_CERT_LITERAL;
+  b->cert_var = NULL;
+  char *operand = expand_children_scalar(b, n, from, to, known);
+  lower(b, SM_CERT_DEFAULT, vname);
+  if (assign) sh_var_set(b->env, vname, operand, *known ? b->cert : SM_CERT_UNRESOLVED, b->cert_var);
+  sm_cert mine = b->cert;
+  const char *mine_var = b->cert_var;
+  b->cert = before;
+  b->cert_var = before_var;
+  lower(b, mine, mine_var);
+  return operand;
+}
+
 static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
+  sm_cert why = SM_CERT_UNRESOLVED; /* what an unresolved result rests on */
+  const char *why_var = NULL;
   uint32_t nc = ts_node_child_count(n);
   TSNode name = {0};
   bool have_name = false, length = false;
@@ -423,7 +668,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
 
   char vname[256];
   const sh_fields *arr = NULL;
-  bool want_spread = false;
+  bool want_spread = false, star = false;
   long index = -1;
   if (bs_is(name, BS_SUBSCRIPT)) {
     TSNode nm = bs_child(name, BSF_NAME);
@@ -435,6 +680,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
     arr = sh_array_get(b->env, vname);
     if (!strcmp(ixs, "@") || !strcmp(ixs, "*")) {
       want_spread = true;
+      star = ixs[0] == '*';
     } else if (!pd_parse_long(ixs, &index) || index < 0) {
       goto unresolved;
     }
@@ -448,36 +694,41 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
   }
 
   if (length) {
-    char num[32];
-    if (want_spread) {
-      snprintf(num, sizeof num, "%zu", arr ? arr->n : 0);
-    } else {
-      const char *v;
-      bool known;
-      if (sh_var_get(b->env, vname, &v, &known) && !known) goto unresolved;
-      snprintf(num, sizeof num, "%zu", sh_var_get(b->env, vname, &v, &known) ? strlen(v) : 0);
-    }
-    add_value(b, w, num, quoted);
+    if (!length_of(b, w, vname, want_spread ? arr : NULL, want_spread, quoted)) goto unresolved;
     return;
   }
 
   if (want_spread) {
     if (op) goto unresolved; /* ${A[@]:-x}, ${A[@]/x/y}: rare in launch scripts */
-    add_spread(b, w, arr, quoted);
+    if (star && quoted) join_fields(b, arr);
+    else add_spread(b, w, arr, quoted);
     return;
   }
 
   /* Current scalar value. */
-  const char *val = NULL;
+  const char *val = NULL, *via = NULL;
   bool known = true, set;
+  sm_cert cert = SM_CERT_LITERAL;
   if (index >= 0) {
     set = arr && (size_t)index < arr->n;
     if (set) {
       val = arr->v[index].text;
       known = arr->v[index].resolved;
+      cert = arr->v[index].cert;
+      via = arr->v[index].cert_var;
     }
   } else {
-    set = sh_var_get(b->env, vname, &val, &known);
+    set = sh_var_get(b->env, vname, &val, &cert, &via);
+    known = sm_cert_known(cert);
+  }
+  if (set) lower(b, cert, via);
+  if (set && !known) {
+    why = cert;
+    why_var = via;
+  }
+  if (set && !known) {
+    why = cert;
+    why_var = via;
   }
 
   if (!op) {
@@ -502,8 +753,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
         add_value(b, w, val, quoted);
         return;
       }
-      operand = expand_children_scalar(b, n, op_index + 1, nc - 1, &opknown);
-      if (kind == '=' && index < 0) sh_var_set(b->env, vname, operand, opknown);
+      operand = default_operand(b, n, op_index + 1, nc - 1, vname, kind == '=' && index < 0, &opknown);
     } else if (kind == '+') {
       if (!present) return;
       operand = expand_children_scalar(b, n, op_index + 1, nc - 1, &opknown);
@@ -526,7 +776,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
 unresolved : {
   size_t len;
   const char *raw = node_src(b->file, n, &len);
-  add_unresolved(b, raw, len);
+  add_unknown(b, raw, len, why, why_var);
 }
 }
 
@@ -600,13 +850,15 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
     } else {
       var_name_of(b->file, v, name, sizeof name);
       const char *val;
-      bool known;
+      const char *via;
+      sm_cert cert;
       if (!strcmp(name, "@") || !strcmp(name, "*") || !strcmp(name, "#")) {
         if (name[0] == '#') add_value(b, w, "0", quoted);
         /* "$@": no extra CLI args are assumed */
-      } else if (sh_var_get(b->env, name, &val, &known)) {
-        if (known) add_value(b, w, val, quoted);
-        else add_unresolved(b, s, len);
+      } else if (sh_var_get(b->env, name, &val, &cert, &via)) {
+        if (sm_cert_known(cert)) add_value(b, w, val, quoted);
+        else add_unknown(b, s, len, cert, via);
+        lower(b, cert, via);
       } else if (isdigit((unsigned char)name[0]) || strchr("?$!-", name[0])) {
         add_unresolved(b, s, len);
       }
@@ -625,8 +877,11 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
     }
   } else if (t == BS_COMMAND_SUBSTITUTION) {
     char *out = eval_subst(b, n);
-    if (out) add_value(b, w, out, quoted);
-    else add_unresolved(b, s, len);
+    if (out) {
+      add_value(b, w, out, quoted);
+    } else { /* a command we do not run: its output is unknown */
+      add_unknown(b, s, len, SM_CERT_COMMAND, NULL);
+    }
     free(out);
   } else if (!ts_node_is_named(n)) {
     /* punctuation inside a concatenation, e.g. a lone `$` */
@@ -647,6 +902,7 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
     if (ts_node_named_child_count(x) != 1 || ts_node_child_count(x) != 3) return false;
     x = ts_node_named_child(x, 0);
   }
+  bool in_quotes = bs_is(node, BS_STRING);
   char name[256], idx[8];
   if (bs_is(x, BS_SIMPLE_EXPANSION)) {
     TSNode v = ts_node_named_child(x, 0);
@@ -665,7 +921,7 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
   if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
   var_name_of(f, nm, name, sizeof name);
   var_name_of(f, ix, idx, sizeof idx);
-  if (strcmp(idx, "@") != 0 && strcmp(idx, "*") != 0) return false;
+  if (strcmp(idx, "@") != 0 && (strcmp(idx, "*") != 0 || in_quotes)) return false;
   *arr = sh_array_get(e, name);
   *defined = *arr != NULL;
   return true;
@@ -702,7 +958,7 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
     return;
   }
 
-  sh_word b = {.env = e, .file = f, .resolved = true, .out = out};
+  sh_word b = SH_WORD(e, f, out);
   word_ctx w = {node, group, conditional};
   size_t before = out->n;
   expand_node(&b, &w, node, false);
@@ -718,21 +974,24 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
     push_marker(e, out, f, node, group, conditional);
 }
 
-char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known) {
+char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
+                       const char **cert_var) {
   sh_fields tmp = {0};
-  sh_word b = {.env = e, .file = f, .resolved = true, .out = &tmp};
+  sh_word b = SH_WORD(e, f, &tmp);
   word_ctx w = {node, NULL, false};
   expand_node(&b, &w, node, true);
   pd_buf joined = {0};
-  bool ok = b.resolved;
   for (size_t i = 0; i < tmp.n; i++) {
     pd_buf_puts(&joined, tmp.v[i].text);
     pd_buf_putc(&joined, ' ');
-    ok = ok && tmp.v[i].resolved;
+    if (!tmp.v[i].resolved) lower(&b, SM_CERT_UNRESOLVED, NULL);
+    lower(&b, tmp.v[i].cert, tmp.v[i].cert_var);
   }
+  if (!b.resolved) lower(&b, SM_CERT_UNRESOLVED, NULL);
   pd_buf_append(&joined, b.cur.data ? b.cur.data : "", b.cur.len);
   pd_buf_free(&b.cur);
   sh_fields_free(&tmp);
-  *known = ok;
+  *cert = b.cert;
+  if (cert_var) *cert_var = b.cert_var;
   return pd_buf_take(&joined);
 }

@@ -11,7 +11,9 @@
 typedef struct {
   const char *name;  /* the name map's copy of the key */
   char *value;       /* scalar value (NULL when the entry is only an array) */
-  bool set, known, exported;
+  bool set, exported;
+  sm_cert cert;      /* how the scalar's value was known */
+  const char *cert_var; /* the variable its uncertainty came through (arena), NULL: this one */
   int file;          /* last assignment, -1 when unknown */
   sm_range range;
   sh_fields *array;  /* NULL unless defined as an array */

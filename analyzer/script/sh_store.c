@@ -125,13 +125,15 @@ sh_entry *sh_insert(sh_env *e, const char *name) {
 /* ---- scalars, arrays, functions ---------------------------------------------------------- */
 
 
-void sh_var_set(sh_env *e, const char *name, const char *value, bool known) {
+void sh_var_set(sh_env *e, const char *name, const char *value, sm_cert cert,
+                const char *cert_var) {
   sh_track_write(e, name, false);
   sh_entry *s = sh_insert(e, name);
   free(s->value);
   s->value = pd_xstrdup(value ? value : "");
   s->set = true;
-  s->known = known;
+  s->cert = cert;
+  s->cert_var = cert < SM_CERT_LITERAL && cert_var ? intern_str(e, cert_var) : NULL;
 }
 
 void sh_var_unset(sh_env *e, const char *name) {
@@ -154,30 +156,34 @@ void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exp
 }
 
 void sh_var_foreach(const sh_env *e,
-                    void (*fn)(void *ctx, const char *name, const char *value, bool known,
+                    void (*fn)(void *ctx, const char *name, const char *value, sm_cert cert,
                                bool exported, int file, sm_range range),
                     void *ctx) {
   for (size_t i = 0; i < e->nentries; i++) {
     const sh_entry *s = &e->entries[i];
-    if (s->set) fn(ctx, s->name, s->value, s->known, s->exported, s->file, s->range);
+    if (s->set) fn(ctx, s->name, s->value, s->cert, s->exported, s->file, s->range);
   }
 }
 
-bool sh_var_get(sh_env *e, const char *name, const char **value, bool *known) {
+bool sh_var_get(sh_env *e, const char *name, const char **value, sm_cert *cert,
+                const char **cert_var) {
   sh_track_read(e, name, false);
   const sh_entry *s = sh_lookup(e, name);
   if (!s) return false;
+  const char *via = NULL;
   if (s->set) {
     *value = s->value;
-    *known = s->known;
-    return true;
-  }
-  if (s->array && s->array->n > 0) { /* $ARR is ${ARR[0]} */
+    *cert = s->cert;
+    via = s->cert_var;
+  } else if (s->array && s->array->n > 0) { /* $ARR is ${ARR[0]} */
     *value = s->array->v[0].text;
-    *known = s->array->v[0].resolved;
-    return true;
+    *cert = s->array->v[0].cert;
+    via = s->array->v[0].cert_var;
+  } else {
+    return false;
   }
-  return false;
+  if (cert_var) *cert_var = *cert < SM_CERT_LITERAL ? (via ? via : s->name) : NULL;
+  return true;
 }
 
 sh_fields *sh_array_get(sh_env *e, const char *name) {
@@ -198,7 +204,9 @@ sh_fields *sh_array_define(sh_env *e, const char *name, bool append) {
       sh_field *f = PD_PUSH(s->array->v, s->array->n, s->array->cap);
       memset(f, 0, sizeof *f);
       f->text = intern_str(e, s->value);
-      f->resolved = s->known;
+      f->resolved = s->cert >= SM_CERT_BRANCH;
+      f->cert = s->cert;
+      f->cert_var = s->cert_var;
       f->file = -1;
     }
   } else if (!append) {

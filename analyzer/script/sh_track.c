@@ -118,9 +118,10 @@ uint64_t sh_state_hash(const sh_env *e, const char *name) {
   const sh_entry *s = sh_lookup(e, name);
   uint64_t h = PD_HASH_SEED;
   if (!s) return h;
-  unsigned char flags[5] = {1, s->set, s->known, s->exported, s->is_func};
+  unsigned char flags[5] = {1, s->set, (unsigned char)s->cert, s->exported, s->is_func};
   h = pd_hash(h, flags, sizeof flags);
   h = mix_str(h, s->set ? s->value : NULL);
+  h = mix_str(h, s->cert_var);
   h = pd_hash(h, &s->file, sizeof s->file);
   h = mix_range(h, s->range);
   if (s->is_func) {
@@ -131,9 +132,11 @@ uint64_t sh_state_hash(const sh_env *e, const char *name) {
     h = pd_hash(h, &s->array->n, sizeof s->array->n);
     for (size_t i = 0; i < s->array->n; i++) {
       const sh_field *f = &s->array->v[i];
-      unsigned char b[4] = {f->resolved, f->vanished, f->undefined_array, f->conditional};
+      unsigned char b[5] = {f->resolved, f->vanished, f->undefined_array, f->conditional,
+                            (unsigned char)f->cert};
       h = pd_hash(h, b, sizeof b);
       h = mix_str(h, f->text);
+      h = mix_str(h, f->cert_var);
       h = mix_str(h, f->group);
       h = mix_str(h, f->note);
       int files[2] = {f->file, f->note_file};
@@ -159,7 +162,9 @@ uint64_t sh_shape_hash(const sh_env *e, const char *name) {
 struct sh_saved {
   char *name;
   char *value;
-  bool set, known, exported;
+  bool set, exported;
+  sm_cert cert;
+  char *cert_var;
   int file;
   sm_range range;
   bool has_array;
@@ -182,7 +187,8 @@ sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ct
   }
   v->value = s->value ? pd_xstrdup(s->value) : NULL;
   v->set = s->set;
-  v->known = s->known;
+  v->cert = s->cert;
+  v->cert_var = s->cert_var ? pd_xstrdup(s->cert_var) : NULL;
   v->exported = s->exported;
   v->file = s->file;
   v->range = s->range;
@@ -197,6 +203,7 @@ sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ct
       f->text = sh_dup_or_null(f->text);
       f->group = sh_dup_or_null(f->group);
       f->note = sh_dup_or_null(f->note);
+      f->cert_var = sh_dup_or_null(f->cert_var);
       if (map) {
         map(ctx, f->file, &f->range);
         map(ctx, f->note_file, &f->note_range);
@@ -212,7 +219,8 @@ void sh_restore(sh_env *e, const sh_saved *v, sh_range_map map, void *ctx) {
   free(s->value);
   s->value = v->value ? pd_xstrdup(v->value) : NULL;
   s->set = v->set;
-  s->known = v->known;
+  s->cert = v->cert;
+  s->cert_var = v->cert_var ? sh_intern(e, v->cert_var, strlen(v->cert_var)) : NULL;
   s->exported = v->exported;
   s->file = v->file;
   s->range = v->range;
@@ -232,6 +240,7 @@ fields:
     f.text = f.text ? sh_intern(e, f.text, strlen(f.text)) : NULL;
     f.group = f.group ? sh_intern(e, f.group, strlen(f.group)) : NULL;
     f.note = f.note ? sh_intern(e, f.note, strlen(f.note)) : NULL;
+    f.cert_var = f.cert_var ? sh_intern(e, f.cert_var, strlen(f.cert_var)) : NULL;
     if (map) {
       map(ctx, f.file, &f.range);
       map(ctx, f.note_file, &f.note_range);
@@ -244,10 +253,12 @@ void sh_saved_free(sh_saved *v) {
   if (!v) return;
   free(v->name);
   free(v->value);
+  free(v->cert_var);
   for (size_t i = 0; i < v->nfields; i++) {
     free((char *)v->fields[i].text);
     free((char *)v->fields[i].group);
     free((char *)v->fields[i].note);
+    free((char *)v->fields[i].cert_var);
   }
   free(v->fields);
   free(v);

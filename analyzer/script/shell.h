@@ -23,6 +23,8 @@
 typedef struct {
   const char *text; /* expanded text, or the source word when !resolved */
   bool resolved;
+  sm_cert cert;     /* how it was known (see script.h) */
+  const char *cert_var; /* the variable through which it became less than literal, or NULL */
   bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing, or
                        (with undefined_array) a spread of an array never defined */
   bool undefined_array;
@@ -62,18 +64,23 @@ void sh_env_free(sh_env *e);
  * shared (they never change), so a copy costs the table, not the text. Caller frees. */
 sh_env *sh_env_clone(const sh_env *e);
 
-/* Scalars. known=false records "set, value unknown" (e.g. from an unevaluated $(...)). */
-void sh_var_set(sh_env *e, const char *name, const char *value, bool known);
+/* Scalars, with how their value was known: below SM_CERT_BRANCH the value is unknown (e.g. from
+ * an unevaluated $(...)); cert_var names the variable the uncertainty came through (NULL: this
+ * one). */
+void sh_var_set(sh_env *e, const char *name, const char *value, sm_cert cert,
+                const char *cert_var);
 void sh_var_unset(sh_env *e, const char *name);
 /* Where a scalar was last assigned, and whether it is exported (for the model's variable list). */
 void sh_var_mark(sh_env *e, const char *name, int file, sm_range range, bool exported);
-/* Calls fn for every set scalar (in no particular order). */
+/* Calls fn for every set scalar (in the order they were first set). */
 void sh_var_foreach(const sh_env *e,
-                    void (*fn)(void *ctx, const char *name, const char *value, bool known,
+                    void (*fn)(void *ctx, const char *name, const char *value, sm_cert cert,
                                bool exported, int file, sm_range range),
                     void *ctx);
-/* Returns true when set; *value (borrowed, valid until the next change) and *known filled. */
-bool sh_var_get(sh_env *e, const char *name, const char **value, bool *known);
+/* Returns true when set; *value (borrowed, valid until the next change) and *cert filled;
+ * cert_var (may be NULL) receives the variable the uncertainty came through (borrowed). */
+bool sh_var_get(sh_env *e, const char *name, const char **value, sm_cert *cert,
+                const char **cert_var);
 
 /* Arrays: the returned list is owned by the env; NULL when never defined. */
 sh_fields *sh_array_get(sh_env *e, const char *name);
@@ -131,8 +138,16 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
                sh_fields *out);
 
 /* Expands a node to a single string (no splitting), as on the right of NAME=. Returns a fresh
- * string (caller frees); *known false when part of it could not be resolved. */
-char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, bool *known);
+ * string (caller frees) and how it was known (below SM_CERT_BRANCH: part of it could not be
+ * resolved); cert_var (may be NULL) as for fields. */
+char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
+                       const char **cert_var);
+
+/* Evaluates an arithmetic expression node (the inside of $(( )) or (( )), a c-style for's
+ * parts), assignments and increments included (they write their variable). False when its value
+ * is not known; *cert is what it rests on. */
+bool sh_arith_eval(sh_env *e, const sh_file *f, TSNode n, long long *out, sm_cert *cert,
+                   const char **cert_var);
 
 /* Range of a node in file f. */
 sm_range sh_node_range(TSNode n);

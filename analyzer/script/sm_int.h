@@ -87,9 +87,18 @@ typedef struct {
   int *stack;        /* files being sourced, for cycle detection */
   size_t nstack, stack_cap;
   int call_depth;
+  sm_cert path_cert; /* how surely the walk reaches this statement (DEFAULT inside a branch
+                        chosen by a test on a default); conditional branches are `cond` */
+  const char *path_var; /* the variable that test rested on (in the env's arena) */
   bool unrepeatable; /* the statement being walked sourced, read a file, defined a function or
                         found the train command: its effect is not memoized */
 } sm_builder;
+
+/* cond.c: tri-state exit statuses. */
+typedef enum { SM_FALSE = 0, SM_TRUE = 1, SM_UNKNOWN = 2 } sm_tri;
+/* The exit status of a test node (test_command, negated_command, or a `test` / `[` / `true` /
+ * `false` / `:` command) as far as it is known, and the least certain value it rests on. */
+sm_tri sm_test_status(sm_builder *b, int file, TSNode n, sm_cert *cert, const char **cert_var);
 
 /* walk.c */
 void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond);
@@ -103,6 +112,8 @@ sh_file sm_shfile(const sm_builder *b, int file);
 const char *sm_node_span(const sm_builder *b, int file, TSNode n, size_t *len);
 char *sm_node_text(const sm_builder *b, int file, TSNode n);
 bool sm_looks_like_flag(const char *s);
+/* All children of n in one pass (ts_node_child is O(index) in this runtime). Caller frees. */
+TSNode *sm_children(TSNode n, uint32_t *count);
 bool sm_is_launcher_name(const char *s);
 
 /* source.c */

@@ -237,15 +237,16 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   b->unrepeatable = true;
   sh_file sf = sm_shfile(b, file);
   char *raw = sm_node_text(b, file, arg);
-  const char *v;
-  bool k;
-  if (strstr(raw, "MODEL_CONFIG_DIR") && !sh_var_get(b->w.env, "MODEL_CONFIG_DIR", &v, &k)) {
+  const char *v, *via;
+  sm_cert c;
+  if (strstr(raw, "MODEL_CONFIG_DIR") && !sh_var_get(b->w.env, "MODEL_CONFIG_DIR", &v, &c, &via)) {
     char *dir = discover_logged(b);
-    if (dir) sh_var_set(b->w.env, "MODEL_CONFIG_DIR", dir, true);
+    if (dir) sh_var_set(b->w.env, "MODEL_CONFIG_DIR", dir, SM_CERT_LITERAL, NULL);
     free(dir);
   }
-  bool known;
-  char *p = sh_expand_scalar(b->w.env, &sf, arg, &known);
+  sm_cert cert;
+  char *p = sh_expand_scalar(b->w.env, &sf, arg, &cert, &via);
+  bool known = sm_cert_known(cert);
   sm_range cr = sh_node_range(cmd);
   bool models = strstr(raw, "MODEL_CONFIG_DIR") || strstr(p, "/models/");
   if (!known || !*p) {

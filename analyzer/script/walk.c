@@ -10,6 +10,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "script/bashsym.h"
+#include "script/sh_printf.h"
 #include "script/sm_int.h"
 
 sh_file sm_shfile(const sm_builder *b, int file) {
@@ -45,7 +46,7 @@ char *sm_node_text(const sm_builder *b, int file, TSNode n) {
 
 
 /* All children of n in one pass (ts_node_child is O(index) in this runtime). Caller frees. */
-static TSNode *children_of(TSNode n, uint32_t *count) {
+TSNode *sm_children(TSNode n, uint32_t *count) {
   uint32_t nc = ts_node_child_count(n), k = 0;
   TSNode *v = pd_xmalloc((nc ? nc : 1) * sizeof *v);
   TSTreeCursor c = ts_tree_cursor_new(n);
@@ -79,7 +80,7 @@ void sm_report_syntax(sm_builder *b, int file, TSNode n) {
   }
   if (!ts_node_has_error(n)) return;
   uint32_t nc;
-  TSNode *kids = children_of(n, &nc);
+  TSNode *kids = sm_children(n, &nc);
   for (uint32_t i = 0; i < nc && b->w.syntax_conds < SM_MAX_SYNTAX_CONDS; i++)
     sm_report_syntax(b, file, kids[i]);
   free(kids);
@@ -146,6 +147,15 @@ static void note_add_line(note_block *nb, const sm_builder *b, int file, TSNode 
 
 bool sm_looks_like_flag(const char *s) {
   return s[0] == '-' && s[1] == '-' && isalpha((unsigned char)s[2]);
+}
+
+/* Fields expanded on a path a test on a default chose rest on that default. */
+static void on_path(const sm_builder *b, sh_fields *fs, size_t from) {
+  for (size_t i = from; b->path_cert < SM_CERT_LITERAL && i < fs->n; i++)
+    if (fs->v[i].cert > b->path_cert && sm_cert_known(fs->v[i].cert)) {
+      fs->v[i].cert = b->path_cert;
+      fs->v[i].cert_var = b->path_var;
+    }
 }
 
 static void attach_note(sh_env *e, sh_field *f, const char *text, int file, sm_range r) {
@@ -254,6 +264,7 @@ static bool fill_array(sm_builder *b, int file, TSNode parent, uint32_t from, ui
     }
     size_t before = arr->n;
     sh_expand(b->w.env, &sf, c, name, cond, arr);
+    on_path(b, arr, before);
     if (nb.active && nb.has_note && nb.last_line + 1 == r.start_line) {
       for (size_t k = before; k < arr->n; k++)
         if (sm_looks_like_flag(arr->v[k].text)) {
@@ -306,19 +317,29 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
                  sh_node_range(n));
   } else {
     sh_file sf = sm_shfile(b, file);
-    bool known = true;
-    char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->w.env, &sf, value, &known);
+    sm_cert cert = SM_CERT_LITERAL;
+    const char *via = NULL;
+    char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->w.env, &sf, value, &cert, &via);
     if (append) {
-      const char *old;
-      bool oldknown;
-      if (sh_var_get(b->w.env, vname, &old, &oldknown)) {
+      const char *old, *oldvia;
+      sm_cert oldcert;
+      if (sh_var_get(b->w.env, vname, &old, &oldcert, &oldvia)) {
         char *j = pd_xasprintf("%s%s", old, v);
         free(v);
         v = j;
-        known = known && oldknown;
+        if (oldcert < cert) {
+          cert = oldcert;
+          via = oldvia;
+        }
       }
     }
-    sh_var_set(b->w.env, vname, v, known);
+    /* set in a branch that may not run, or reached only through a test on a default */
+    sm_cert path = cond ? SM_CERT_BRANCH : b->path_cert;
+    if (path < cert && sm_cert_known(cert)) {
+      cert = path;
+      via = cond ? NULL : b->path_var;
+    }
+    sh_var_set(b->w.env, vname, v, cert, via);
     sh_var_mark(b->w.env, vname, file, sh_node_range(n), exported);
     free(v);
   }
@@ -376,9 +397,62 @@ static void consider_train(sm_builder *b, int file, TSNode cmd, sh_fields *argv,
   }
 }
 
+/* `printf -v VAR FORMAT ARGS...`: VAR gets the output when every word is known. */
+static void printf_to_var(sm_builder *b, int file, TSNode n, bool cond) {
+  sh_file sf = sm_shfile(b, file);
+  sh_fields words = {0};
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  bool more = ts_tree_cursor_goto_first_child(&cur);
+  for (; more; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (ts_node_is_named(c) && !bs_is(c, BS_COMMAND_NAME) &&
+        !bs_is(c, BS_VARIABLE_ASSIGNMENT) && !bs_is(c, BS_FILE_REDIRECT) && !bs_is(c, BS_COMMENT))
+      sh_expand(b->w.env, &sf, c, NULL, cond, &words);
+  }
+  ts_tree_cursor_delete(&cur);
+  /* words: -v VAR FORMAT ARGS... */
+  if (words.n < 3 || !words.v[1].resolved) {
+    sh_fields_free(&words);
+    return;
+  }
+  const char *var = words.v[1].text;
+  sm_cert cert = cond ? SM_CERT_BRANCH : b->path_cert;
+  const char *via = NULL;
+  const char **args = pd_xmalloc(words.n * sizeof *args);
+  bool known = true;
+  for (size_t i = 2; i < words.n; i++) {
+    args[i - 2] = words.v[i].text;
+    known = known && words.v[i].resolved;
+    if (words.v[i].cert < cert) {
+      cert = words.v[i].cert;
+      via = words.v[i].cert_var;
+    }
+  }
+  pd_buf out = {0};
+  if (known && sh_printf(args, words.n - 2, &out)) {
+    sh_var_set(b->w.env, var, out.data ? out.data : "", cert, via);
+  } else {
+    sh_var_set(b->w.env, var, "", SM_CERT_COMMAND, NULL); /* set, value unknown */
+  }
+  sh_var_mark(b->w.env, var, file, sh_node_range(n), false);
+  pd_buf_free(&out);
+  free(args);
+  sh_fields_free(&words);
+}
+
 static void command(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
+  TSNode arith = ts_node_named_child(name, 0);
+  if (!ts_node_is_null(arith) && bs_is(arith, BS_ARITHMETIC_EXPANSION)) { /* (( expr )) */
+    sh_file sf = sm_shfile(b, file);
+    long long v;
+    sm_cert c;
+    const char *via;
+    if (ts_node_named_child_count(arith) == 1)
+      (void)sh_arith_eval(b->w.env, &sf, ts_node_named_child(arith, 0), &v, &c, &via);
+    return;
+  }
   char *cname = sm_node_text(b, file, name);
   uint32_t nargs = 0;
   TSNode args[2];
@@ -396,13 +470,9 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     free(cname);
     return;
   }
-  if (!strcmp(cname, "printf") && nargs >= 2) { /* printf -v VAR ...: set, value unknown */
+  if (!strcmp(cname, "printf") && nargs >= 2) {
     char *a0 = sm_node_text(b, file, args[0]);
-    if (!strcmp(a0, "-v")) {
-      char *var = sm_node_text(b, file, args[1]);
-      sh_var_set(b->w.env, var, "", false);
-      free(var);
-    }
+    if (!strcmp(a0, "-v")) printf_to_var(b, file, n, cond);
     free(a0);
   }
   int ffile;
@@ -438,6 +508,7 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     if (ts_node_is_null(c)) continue;
     sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
   }
+  on_path(b, &argv, 0);
   consider_train(b, file, n, &argv, cond);
   sh_fields_free(&argv);
 }
@@ -464,7 +535,8 @@ static void for_loop(sm_builder *b, int file, TSNode n, bool cond) {
     /* Known words: the body runs once per word, as certainly as the loop itself does. */
     for (size_t i = 0; i < items.n && b->w.loop_budget > 0; i++, b->w.loop_budget--) {
       if (items.v[i].vanished) continue;
-      sh_var_set(b->w.env, vname, items.v[i].text, items.v[i].resolved);
+      sh_var_set(b->w.env, vname, items.v[i].text,
+                 items.v[i].resolved ? items.v[i].cert : SM_CERT_UNRESOLVED, items.v[i].cert_var);
       sm_walk_node(b, file, body, cond || !all_known);
     }
   }
@@ -472,29 +544,63 @@ static void for_loop(sm_builder *b, int file, TSNode n, bool cond) {
   free(vname);
 }
 
-/* case WORD in ...: with a known subject only the first matching branch runs (still marked
- * conditional, since the subject is usually an environment default); otherwise all do. */
-static void case_statement(sm_builder *b, int file, TSNode n) {
+static void walk_on_path(sm_builder *b, int file, TSNode n, bool cond, sm_cert path,
+                         const char *via);
+
+/* for ((init; test; update)): run as bash would while the test is known, up to the loop budget;
+ * a test that is not known runs the body once, conditionally. */
+static void c_style_for(sm_builder *b, int file, TSNode n, bool cond) {
+  TSNode init = bs_child(n, BSF_INITIALIZER), test = bs_child(n, BSF_CONDITION);
+  TSNode update = bs_child(n, BSF_UPDATE), body = bs_child(n, BSF_BODY);
+  if (ts_node_is_null(body)) return;
+  sh_file sf = sm_shfile(b, file);
+  long long v;
+  sm_cert c, path = SM_CERT_LITERAL;
+  const char *via, *path_via = NULL;
+  if (!ts_node_is_null(init)) (void)sh_arith_eval(b->w.env, &sf, init, &v, &c, &via);
+  for (;;) {
+    if (b->w.loop_budget == 0 || ts_node_is_null(test) ||
+        !sh_arith_eval(b->w.env, &sf, test, &v, &c, &via) || c < SM_CERT_DEFAULT) {
+      sm_walk_node(b, file, body, true);
+      return;
+    }
+    if (!v) return;
+    if (c < path) {
+      path = c;
+      path_via = via;
+    }
+    b->w.loop_budget--;
+    walk_on_path(b, file, body, cond, path, path_via);
+    if (!ts_node_is_null(update)) (void)sh_arith_eval(b->w.env, &sf, update, &v, &c, &via);
+  }
+}
+
+/* case WORD in ...: with a known subject only the first matching branch runs (as surely as the
+ * subject is known: a default makes it the default's branch); otherwise all may. */
+static void case_statement(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode subject = bs_child(n, BSF_VALUE);
   sh_file sf = sm_shfile(b, file);
-  bool known = false;
-  char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->w.env, &sf, subject, &known);
+  sm_cert cert = SM_CERT_UNRESOLVED;
+  const char *via;
+  char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->w.env, &sf, subject, &cert, &via);
+  bool known = subj && cert >= SM_CERT_DEFAULT;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode item = ts_node_named_child(n, i);
     if (!bs_is(item, BS_CASE_ITEM)) continue;
     bool match = !known;
     for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
       if (!bs_child_in(item, j, BSF_VALUE)) continue;
-      bool pk;
-      char *pat = sh_expand_scalar(b->w.env, &sf, ts_node_child(item, j), &pk);
-      match = pk && fnmatch(pat, subj, 0) == 0;
+      sm_cert pc;
+      const char *pv;
+      char *pat = sh_expand_scalar(b->w.env, &sf, ts_node_child(item, j), &pc, &pv);
+      match = sm_cert_known(pc) && fnmatch(pat, subj, 0) == 0;
       free(pat);
     }
     if (!match) continue;
     for (uint32_t j = 0; j < ts_node_child_count(item); j++) {
       TSNode c = ts_node_child(item, j);
       if (bs_child_in(item, j, BSF_VALUE) || !ts_node_is_named(c)) continue;
-      sm_walk_node(b, file, c, true);
+      walk_on_path(b, file, c, known ? cond : true, cert, via);
     }
     if (known) break;
   }
@@ -505,7 +611,7 @@ static void case_statement(sm_builder *b, int file, TSNode n) {
  * `NAME=( ...` keeps collecting elements; loose words form a command. */
 static void recover(sm_builder *b, int file, TSNode n, bool cond) {
   uint32_t nc;
-  TSNode *kids = children_of(n, &nc);
+  TSNode *kids = sm_children(n, &nc);
   uint32_t words_from = UINT32_MAX;
   for (uint32_t i = 0; i < nc; i++) {
     TSNode c = kids[i];
@@ -543,6 +649,152 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
   free(kids);
 }
 
+/* ---- control flow: what runs depends on tests whose outcome may be known ---- */
+
+static void walk_children(sm_builder *b, int file, TSNode n, bool cond);
+static sm_tri walk_status(sm_builder *b, int file, TSNode n, bool cond, sm_cert *cert,
+                          const char **via);
+
+/* Walks n on a path that a test on a default chose (the environment may choose otherwise);
+ * via names the variable the test rested on. */
+static void walk_on_path(sm_builder *b, int file, TSNode n, bool cond, sm_cert path,
+                         const char *via) {
+  sm_cert saved = b->path_cert;
+  const char *saved_var = b->path_var;
+  if (path < b->path_cert) {
+    b->path_cert = path;
+    b->path_var = via;
+  }
+  sm_walk_node(b, file, n, cond);
+  b->path_cert = saved;
+  b->path_var = saved_var;
+}
+
+/* a && b, a || b: b runs when a's status allows it; unknown statuses make b conditional. */
+static sm_tri walk_list(sm_builder *b, int file, TSNode n, bool cond, sm_cert *cert,
+                        const char **via) {
+  TSNode kids[3];
+  uint32_t k = 0;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  bool more = ts_tree_cursor_goto_first_child(&cur);
+  for (; more && k < 3; more = ts_tree_cursor_goto_next_sibling(&cur)) {
+    TSNode c = ts_tree_cursor_current_node(&cur);
+    if (!bs_is(c, BS_COMMENT)) kids[k++] = c;
+  }
+  ts_tree_cursor_delete(&cur);
+  *cert = SM_CERT_LITERAL;
+  if (k != 3 || (!bs_is(kids[1], BS_AND_AND) && !bs_is(kids[1], BS_OR_OR))) {
+    walk_children(b, file, n, cond);
+    return SM_UNKNOWN;
+  }
+  bool and = bs_is(kids[1], BS_AND_AND);
+  sm_cert lc;
+  const char *lvia = NULL;
+  sm_tri l = walk_status(b, file, kids[0], cond, &lc, &lvia);
+  if (l != SM_UNKNOWN && lc < SM_CERT_DEFAULT) l = SM_UNKNOWN; /* rests on a branch or guess */
+  if (l == (and ? SM_FALSE : SM_TRUE)) { /* decided: the right side does not run */
+    *cert = lc;
+    return l;
+  }
+  sm_cert saved = b->path_cert, rc;
+  const char *saved_var = b->path_var, *rvia = NULL;
+  if (l != SM_UNKNOWN && lc < b->path_cert) {
+    b->path_cert = lc;
+    b->path_var = lvia;
+  }
+  sm_tri r = walk_status(b, file, kids[2], cond || l == SM_UNKNOWN, &rc, &rvia);
+  b->path_cert = saved;
+  b->path_var = saved_var;
+  *cert = rc < lc ? rc : lc;
+  *via = rc < lc ? rvia : lvia;
+  if (l == SM_UNKNOWN) return r == (and ? SM_FALSE : SM_TRUE) ? r : SM_UNKNOWN;
+  return r;
+}
+
+/* Walks n and returns its exit status as far as it is known, and what it rests on. */
+static sm_tri walk_status(sm_builder *b, int file, TSNode n, bool cond, sm_cert *cert,
+                          const char **via) {
+  *cert = SM_CERT_LITERAL;
+  *via = NULL;
+  bs_kind t = bs_kind_of(n);
+  if (t == BS_LIST) return walk_list(b, file, n, cond, cert, via);
+  if (t == BS_VARIABLE_ASSIGNMENT || t == BS_DECLARATION_COMMAND) {
+    sm_walk_node(b, file, n, cond);
+    return SM_TRUE;
+  }
+  if (t == BS_TEST_COMMAND || t == BS_NEGATED_COMMAND || t == BS_COMMAND) {
+    if (t == BS_COMMAND) sm_walk_node(b, file, n, cond);
+    return sm_test_status(b, file, n, cert, via);
+  }
+  sm_walk_node(b, file, n, cond);
+  return SM_UNKNOWN;
+}
+
+/* The status of a branch's condition statements, walked. */
+typedef struct {
+  sm_tri status;
+  sm_cert cert;
+  const char *via;
+} cond_result;
+
+static cond_result branch_condition(sm_builder *b, int file, const TSNode *stmts, size_t n,
+                                    bool cond) {
+  cond_result r = {SM_UNKNOWN, SM_CERT_LITERAL, NULL};
+  for (size_t i = 0; i < n; i++) r.status = walk_status(b, file, stmts[i], cond, &r.cert, &r.via);
+  if (r.status != SM_UNKNOWN && r.cert < SM_CERT_DEFAULT) r.status = SM_UNKNOWN;
+  return r;
+}
+
+/* One if / elif branch: children of n after the keyword (condition statements up to `then`, the
+ * body after it). Returns true when the branch certainly ran (the rest is skipped). */
+static bool if_branch(sm_builder *b, int file, TSNode n, bool cond, bool *maybe) {
+  TSNode *kids;
+  uint32_t nk;
+  kids = sm_children(n, &nk);
+  TSNode *conds = pd_xmalloc((nk + 1) * sizeof *conds);
+  size_t nc = 0;
+  uint32_t i = 1; /* past `if` / `elif` */
+  for (; i < nk && !bs_is(kids[i], BS_THEN); i++)
+    if (ts_node_is_named(kids[i]) && !bs_is(kids[i], BS_COMMENT)) conds[nc++] = kids[i];
+  bool reach = cond || *maybe;
+  cond_result r = branch_condition(b, file, conds, nc, reach);
+  bool ran = false;
+  if (r.status != SM_FALSE) {
+    bool body_cond = reach || r.status == SM_UNKNOWN;
+    for (i++; i < nk; i++) {
+      TSNode c = kids[i];
+      if (!ts_node_is_named(c) || bs_is(c, BS_ELIF_CLAUSE) || bs_is(c, BS_ELSE_CLAUSE)) continue;
+      walk_on_path(b, file, c, body_cond, r.cert, r.via);
+    }
+    if (r.status == SM_UNKNOWN) *maybe = true;
+    else ran = true;
+  }
+  free(conds);
+  free(kids);
+  return ran;
+}
+
+/* if / elif / else: a branch whose test is known runs alone; unknown tests make every branch
+ * that may run conditional. */
+static void if_statement(sm_builder *b, int file, TSNode n, bool cond) {
+  bool maybe = false; /* an earlier branch may have run */
+  if (if_branch(b, file, n, cond, &maybe)) return;
+  uint32_t nk;
+  TSNode *kids = sm_children(n, &nk);
+  for (uint32_t i = 0; i < nk; i++) {
+    if (bs_is(kids[i], BS_ELIF_CLAUSE)) {
+      if (if_branch(b, file, kids[i], cond, &maybe)) break;
+    } else if (bs_is(kids[i], BS_ELSE_CLAUSE)) {
+      uint32_t ne;
+      TSNode *ek = sm_children(kids[i], &ne);
+      for (uint32_t j = 1; j < ne; j++)
+        if (ts_node_is_named(ek[j])) sm_walk_node(b, file, ek[j], cond || maybe);
+      free(ek);
+    }
+  }
+  free(kids);
+}
+
 /* Walks each named child; a tree cursor keeps this linear (ts_node_child is O(index)). */
 static void walk_children(sm_builder *b, int file, TSNode n, bool cond) {
   TSTreeCursor c = ts_tree_cursor_new(n);
@@ -571,9 +823,9 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
         assign(b, file, c, cond, exported);
       } else if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
         char *v = sm_node_text(b, file, c);
-        const char *val;
-        bool known;
-        if (sh_var_get(b->w.env, v, &val, &known)) sh_var_mark(b->w.env, v, file, sh_node_range(n), true);
+        const char *val, *via;
+        sm_cert cert;
+        if (sh_var_get(b->w.env, v, &val, &cert, &via)) sh_var_mark(b->w.env, v, file, sh_node_range(n), true);
         free(v);
       }
     }
@@ -597,10 +849,16 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
   } else if (t == BS_ERROR) {
     recover(b, file, n, cond);
   } else if (t == BS_CASE_STATEMENT) {
-    case_statement(b, file, n);
-  } else if (t == BS_IF_STATEMENT || t == BS_ELIF_CLAUSE ||
-             t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT ||
-             t == BS_C_STYLE_FOR_STATEMENT) {
+    case_statement(b, file, n, cond);
+  } else if (t == BS_IF_STATEMENT) {
+    if_statement(b, file, n, cond);
+  } else if (t == BS_LIST) {
+    sm_cert c;
+    const char *via;
+    (void)walk_status(b, file, n, cond, &c, &via);
+  } else if (t == BS_C_STYLE_FOR_STATEMENT) {
+    c_style_for(b, file, n, cond);
+  } else if (t == BS_ELIF_CLAUSE || t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT) {
     walk_children(b, file, n, true);
   } else if (t == BS_HEREDOC_BODY || t == BS_HEREDOC_REDIRECT ||
              t == BS_COMMENT || t == BS_TEST_COMMAND ||

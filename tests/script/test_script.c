@@ -171,8 +171,11 @@ static void test_moe_async(void) {
   /* two flags on one line */
   const sm_flag *mt = sm_flag_get(m, "--max-tokens-per-gpu");
   CHECK(mt && mt->range.start_line + 1 == 32 && mt->range.start_col == 28);
-  /* conditional (case branch) */
-  CHECK(sm_flag_get(m, "--expert-tensor-parallel-size")->conditional);
+  /* case "${LAYOUT}" on LAYOUT="${LAYOUT:-ep8}": the default's branch runs, so its flags are
+   * not conditional but rest on that default (the environment may pick another branch) */
+  const sm_flag *etpf = sm_flag_get(m, "--expert-tensor-parallel-size");
+  CHECK(etpf && !etpf->conditional && etpf->cert == SM_CERT_DEFAULT);
+  CHECK(etpf && etpf->cert_var && !strcmp(etpf->cert_var, "LAYOUT"));
   /* values: $(seq), $((...)), empty string, multi-byte text */
   const sm_flag *bs = sm_flag_get(m, "--sglang-cuda-graph-bs");
   CHECK(bs && bs->nvalues == 7);
@@ -182,11 +185,14 @@ static void test_moe_async(void) {
   const sm_flag *tk = sm_flag_get(m, "--tool-key");
   CHECK(tk && tk->nvalues == 1 && tk->values[0].text[0] == '\0');
   CHECK_STR(sm_flag_str(m, "--system-prompt"), "你好，世界");
-  /* the vanished ${ROMPT_DATA} is reported; the MOE_LAYER_FREQ from printf -v is unresolved */
+  /* the vanished ${ROMPT_DATA} is reported; the MOE_LAYER_FREQ from printf -v over a
+   * c-style loop and "$(IFS=', '; echo "${arr[*]}")" is evaluated */
   CHECK(has_cond(m, "value-vanished"));
   CHECK(sm_flag_get(m, "--prompt-data")->nvalues == 0);
   CHECK(has_cond(m, "spread-undefined"));
-  CHECK(!sm_flag_get(m, "--moe-layer-freq")->values[0].resolved);
+  const sm_flag *freq = sm_flag_get(m, "--moe-layer-freq");
+  CHECK(freq && freq->values[0].resolved && freq->values[0].cert == SM_CERT_LITERAL);
+  CHECK(freq && !strncmp(freq->values[0].text, "[1,1,", 5));
   /* heredoc body with unbalanced quotes does not disturb anything */
   CHECK(!has_cond(m, "syntax"));
 
