@@ -277,23 +277,35 @@ char *af_env_scan(const sm_model *m, const char *name) {
  * Each fact rests on the inputs read since the af_begin before it: a block that sets several
  * facts sets them from the same inputs. */
 
+/* The device: the one the user or the script names, else the file name's (npu, klx, P800),
+ * else H20 96GB, assumed. A named device the table does not know has no memory figure: memory
+ * rules wait for one instead of judging against H20's. */
 static const pd_device *compute_device(au_facts *f) {
   af_begin(f);
   const sm_context *c = &f->m->ctx;
-  const pd_device *g = pd_device_find(c->gpu);
-  bool assumed = c->gpu == NULL;
+  const pd_device *g = c->gpu ? pd_device_find(c->gpu, &f->custom_device) : NULL;
+  bool assumed = false;
   if (c->gpu && !g) {
-    af_assume(f, "GPU '%s' unknown: memory taken as H20 96GB", c->gpu);
-    assumed = true;
+    af_assume(f, "device '%s' unknown: memory rules skipped (name a known device with --gpu or "
+                 "`# perf-doctor: gpu=`, e.g. H100-80G)", c->gpu);
+  } else if (!c->gpu && c->name_device && strcmp(c->name_device, "gpu") != 0) {
+    g = pd_device_find(c->name_device, &f->custom_device);
+    if (g) af_assume(f, "device taken from the file name: %s", g->display);
   }
-  if (!g) g = pd_device_default();
-  if (assumed) af_assume(f, "GPU assumed %s", g->display);
-  af_sets(f, AF_GPU, g->id);
-  af_sets(f, AF_GPU_DISPLAY, g->display);
+  if (!g && !c->gpu) {
+    g = pd_device_default();
+    assumed = true;
+    af_assume(f, "GPU assumed %s", g->display);
+  }
+  if (g && isnan(g->usable_gib))
+    af_assume(f, "device memory unknown for %s: memory rules skipped (name it with --gpu "
+                 "NAME-<N>G or `# perf-doctor: gpu=`)", g->display);
+  af_sets(f, AF_GPU, g ? g->id : c->gpu);
+  af_sets(f, AF_GPU_DISPLAY, g ? g->display : c->gpu);
   af_setb(f, AF_GPU_ASSUMED, assumed);
-  af_setn(f, AF_M, g->usable_gib);
-  af_setb(f, AF_BLACKWELL, g->blackwell);
-  af_setb(f, AF_NPU, c->name_device && !strcmp(c->name_device, "npu"));
+  af_setu(f, AF_M, g ? g->usable_gib : NAN);
+  af_setb(f, AF_BLACKWELL, g && g->blackwell);
+  af_setb(f, AF_NPU, (g && g->cls == PD_DEV_NPU) || (c->name_device && !strcmp(c->name_device, "npu")));
   af_sets(f, AF_DEVICE, c->name_device);
   return g;
 }
@@ -595,7 +607,7 @@ au_facts *af_compute(const sm_model *m) {
   compute_runtime(f);
   bool layout_ok = !isnan(mc.tp) && !isnan(mc.pp) && !isnan(mc.cp) && !isnan(mc.ep) &&
                    !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0;
-  if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g);
+  if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g ? g->usable_gib : NAN);
   af_begin(f);
   return f;
 }

@@ -31,6 +31,7 @@ struct au_facts {
   sm_cert cert[AF_COUNT];     /* how surely each fact is known: its least certain input */
   const sm_flag *why[AF_COUNT];
   af_track track;             /* inputs read since the last af_begin / af_track_begin */
+  pd_device custom_device;    /* a family the user gave a memory size for ("P800-96G") */
   af_dyn *dyn; /* res_<role> */
   size_t ndyn, capdyn;
   char **strs; /* strings owned by the facts */
@@ -84,7 +85,7 @@ typedef struct {
 /* facts_mem.c: reads the shape and sets its facts; false when the architecture is unknown. */
 bool af_read_shape(au_facts *f, af_shape *s);
 /* Parameter counts, static memory, activations, rollout engines, smallest fitting actor. */
-void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, const pd_device *g);
+void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double usable_gib);
 
 /* facts_fn.c: calls function `id` (from af_fn_id). */
 bool af_call(au_facts *f, int id, const ax_value *a, size_t n, ax_value *out);

@@ -286,25 +286,25 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
 }
 
 /* Rollout engines (catalog D3). */
-static void memory_rollout(au_facts *f, const af_shape *s, const pd_device *g) {
+static void memory_rollout(au_facts *f, const af_shape *s, double usable_gib) {
   double kvb = s->mla ? s->L * (s->kvlora + s->qkpos) * 2 : 2 * s->L_attn * s->groups * s->kvc * 2;
   af_setn(f, AF_KV_BYTES_TOKEN, kvb);
   double wq = 2 * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
   af_setn(f, AF_ROLLOUT_WEIGHTS, wq / gpe / AF_GIB);
   double fr = isnan(frac) ? 0.8 : frac;
-  double pool = fr * g->usable_gib * AF_GIB * gpe - wq;
-  af_setn(f, AF_KV_TOKENS, pool > 0 ? pool / kvb : 0);
+  double pool = fr * usable_gib * AF_GIB * gpe - wq;
+  af_setu(f, AF_KV_TOKENS, isnan(pool) ? NAN : pool > 0 ? pool / kvb : 0);
 }
 
 /* The smallest actor GPU count that fits this layout (catalog D5). */
-static void memory_fit(au_facts *f, const af_shape *s, const af_mem_cfg *mc, const pd_device *g,
+static void memory_fit(au_facts *f, const af_shape *s, const af_mem_cfg *mc, double usable_gib,
                        double dynamic) {
   double unit = mc->tp * mc->pp * mc->cp, eunit = mc->etp * mc->ep * mc->pp;
   double fit = NAN;
   for (double ga = 1; ga <= 4096; ga++) {
     if (fmod(ga, unit) != 0 || fmod(ga, eunit) != 0) continue;
     double st = static_bytes(s, mc, ga, NULL);
-    if ((st + dynamic) / AF_GIB + 2.5 <= 0.9 * g->usable_gib) {
+    if ((st + dynamic) / AF_GIB + 2.5 <= 0.9 * usable_gib) {
       fit = ga;
       break;
     }
@@ -323,7 +323,7 @@ static void memory_inputs(au_facts *f) {
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) af_note_fact(f, in[i]);
 }
 
-void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, const pd_device *g) {
+void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double usable_gib) {
   memory_inputs(f);
   shape_params(s);
   af_setn(f, AF_P, s->P);
@@ -334,6 +334,6 @@ void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, const pd_
   af_setn(f, AF_LAYER_PARAMS, (s->P - s->P_emb) / s->L);
   memory_static(f, s, mc);
   double dynamic = memory_activations(f, s, mc);
-  memory_rollout(f, s, g);
-  memory_fit(f, s, mc, g, dynamic);
+  memory_rollout(f, s, usable_gib);
+  if (!isnan(usable_gib)) memory_fit(f, s, mc, usable_gib, dynamic);
 }

@@ -1,47 +1,100 @@
 #include "base/device.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define VENDOR "vendor datasheet"
+#define UNSTATED "memory not stated by Relax or its vendor"
+
+/* Usable memory: the device's memory less what the CUDA context and allocator keep. */
 static const pd_device devices[] = {
-    {"H20-96G", "H20 96GB", 95.0, 148, false},
-    {"H20-141G", "H20 141GB", 140.0, 148, false},
-    {"H800-80G", "H800 80GB", 79.5, 989, false},
-    {"H100-80G", "H100 80GB", 79.5, 989, false},
-    {"A100-80G", "A100 80GB", 79.0, 312, false},
-    {"A100-40G", "A100 40GB", 39.5, 312, false},
-    {"H200-141G", "H200 141GB", 140.0, 989, false},
-    {"B200-192G", "B200 192GB", 178.0, 2250, true},
-    {"L20-48G", "L20 48GB", 45.0, 119.5, false},
+    {"H20-96G", "H20 96GB", 95.0, 148, false, PD_DEV_GPU, VENDOR},
+    {"H20-141G", "H20 141GB", 140.0, 148, false, PD_DEV_GPU, VENDOR},
+    {"H800-80G", "H800 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR},
+    {"H100-80G", "H100 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR},
+    {"H200-141G", "H200 141GB", 140.0, 989, false, PD_DEV_GPU, VENDOR},
+    {"A100-80G", "A100 80GB", 79.0, 312, false, PD_DEV_GPU, VENDOR},
+    {"A100-40G", "A100 40GB", 39.5, 312, false, PD_DEV_GPU, VENDOR},
+    {"B200-192G", "B200 192GB", 178.0, 2250, true, PD_DEV_GPU, VENDOR},
+    {"L20-48G", "L20 48GB", 45.0, 119.5, false, PD_DEV_GPU, VENDOR},
+    /* Relax's NPU recipes run on Ascend 910C (docker/npu-training.md) */
+    {"Ascend-910C", "Ascend 910C", NAN, NAN, false, PD_DEV_NPU, UNSTATED},
+    {"Ascend-910B", "Ascend 910B 64GB", 63.0, NAN, false, PD_DEV_NPU, VENDOR},
+    /* klx and P800 are the same chip, Kunlunxin P800 (scripts/entrypoint/local-klx.sh) */
+    {"P800", "Kunlunxin P800", NAN, NAN, false, PD_DEV_XPU, UNSTATED},
 };
 
 #define NDEVICES (sizeof devices / sizeof devices[0])
+
+/* File-name and everyday words for a family. */
+static const struct {
+  const char *word, *id;
+} aliases[] = {
+    {"NPU", "Ascend-910C"}, {"ASCEND", "Ascend-910C"}, {"910C", "Ascend-910C"},
+    {"910B", "Ascend-910B"}, {"KLX", "P800"}, {"KUNLUNXIN", "P800"}, {"XPU", "P800"},
+};
 
 size_t pd_device_count(void) { return NDEVICES; }
 const pd_device *pd_device_at(size_t i) { return i < NDEVICES ? &devices[i] : NULL; }
 const pd_device *pd_device_default(void) { return &devices[0]; }
 
-const pd_device *pd_device_find(const char *name) {
-  if (!name) return NULL;
-  /* upper-case, separators collapsed to '-': "a100 40gb" -> "A100-40GB" */
-  char up[64];
+static const pd_device *by_id(const char *id) {
+  for (size_t i = 0; i < NDEVICES; i++)
+    if (!strcmp(devices[i].id, id)) return &devices[i];
+  return NULL;
+}
+
+/* Upper-case, separators collapsed to '-': "a100 40gb" -> "A100-40GB". */
+static void normalise(const char *name, char *up, size_t cap) {
   size_t n = 0;
-  for (const char *p = name; *p && n + 1 < sizeof up; p++) {
+  for (const char *p = name; *p && n + 1 < cap; p++) {
     if (isalnum((unsigned char)*p)) up[n++] = (char)toupper((unsigned char)*p);
     else if (n && up[n - 1] != '-') up[n++] = '-';
   }
   up[n] = '\0';
+}
+
+/* The memory size in a name after its family word ("-96G", " 96GB"), or 0. */
+static long size_after(const char *up, size_t k) {
+  const char *q = up + k;
+  while (*q && !isdigit((unsigned char)*q)) q++;
+  return strtol(q, NULL, 10);
+}
+
+static const pd_device *with_size(const pd_device *d, long mem, pd_device *custom) {
+  if (!d || mem <= 0 || !isnan(d->usable_gib) || !custom) return d;
+  *custom = *d;
+  custom->usable_gib = (double)mem - 1.0;
+  custom->source = "the memory size the user named";
+  return custom;
+}
+
+const pd_device *pd_device_find(const char *name, pd_device *custom) {
+  if (!name) return NULL;
+  char up[64];
+  normalise(name, up, sizeof up);
   const pd_device *best = NULL;
+  size_t best_k = 0;
   for (size_t i = 0; i < NDEVICES; i++) {
-    size_t k = strcspn(devices[i].id, "-");
-    if (strncmp(up, devices[i].id, k) != 0 || isalnum((unsigned char)up[k])) continue;
-    if (!best) best = &devices[i];
+    char id[32];
+    normalise(devices[i].id, id, sizeof id);
+    size_t k = strncmp(id, "ASCEND", 6) ? strcspn(id, "-") : strlen(id);
+    if (strncmp(up, id, k) != 0 || isalnum((unsigned char)up[k])) continue;
+    if (!best) {
+      best = &devices[i];
+      best_k = k;
+    }
     /* a memory size after the family picks the variant (A100 40GB, H20 141GB) */
-    const char *q = up + k;
-    while (*q && !isdigit((unsigned char)*q)) q++;
-    long mem = strtol(q, NULL, 10);
-    if (mem > 0 && mem == strtol(devices[i].id + k + 1, NULL, 10)) return &devices[i];
+    long mem = size_after(up, k);
+    if (mem > 0 && mem == strtol(id + k + 1, NULL, 10)) return &devices[i];
   }
-  return best;
+  if (best) return with_size(best, size_after(up, best_k), custom);
+  for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
+    size_t k = strlen(aliases[a].word);
+    if (!strncmp(up, aliases[a].word, k) && !isalpha((unsigned char)up[k]))
+      return with_size(by_id(aliases[a].id), size_after(up, k), custom);
+  }
+  return NULL;
 }

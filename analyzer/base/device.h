@@ -1,24 +1,32 @@
 /* device: the one table of accelerators perf-doctor knows, with what the analyses need of each.
  *
  * Memory rules need what PyTorch can allocate on one device; the trace analyses (MFU) need the
- * dense peak throughput. A device is found by a loose name: "h100", "H100-80G", "A100 40GB",
- * "h20 141gb" (the family, then optionally the memory size that picks a variant). */
+ * dense peak throughput. A figure nobody states (the vendor, Relax) is NAN, never a guess: the
+ * rules that need it then say so instead of judging. A device is found by a loose name: "h100",
+ * "H100-80G", "A100 40GB", "h20 141gb", the file-name words "npu", "klx", "P800" (the family,
+ * then optionally the memory size that picks a variant). */
 #ifndef PD_BASE_DEVICE_H
 #define PD_BASE_DEVICE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+typedef enum { PD_DEV_GPU, PD_DEV_NPU, PD_DEV_XPU } pd_device_class;
+
 typedef struct {
   const char *id;      /* canonical name: "H20-96G" */
   const char *display; /* as reports print it: "H20 96GB" */
-  double usable_gib;   /* memory usable to PyTorch, GiB */
-  double bf16_tflops;  /* dense bf16 peak, TFLOP/s */
+  double usable_gib;   /* memory usable to PyTorch, GiB; NAN when not known */
+  double bf16_tflops;  /* dense bf16 peak, TFLOP/s; NAN when not known */
   bool blackwell;
+  pd_device_class cls;
+  const char *source;  /* where the figures come from */
 } pd_device;
 
-/* The device a loose name means; NULL when unknown. */
-const pd_device *pd_device_find(const char *name);
+/* The device a loose name means; NULL when unknown. A name with a memory size ("P800-96G") for a
+ * family whose memory the table does not state gives that size (written to *custom, which must
+ * outlive the result). */
+const pd_device *pd_device_find(const char *name, pd_device *custom);
 /* The device assumed when nobody names one (H20 96GB, the framework's reference machine). */
 const pd_device *pd_device_default(void);
 /* The table, for listing in messages and documentation. */

@@ -126,7 +126,8 @@ int pd_cmd_check(int argc, char **argv) {
     return 2;
   }
   cfg.lang = lang;
-  if (cfg.gpu && !pd_device_find(cfg.gpu)) {
+  pd_device custom;
+  if (cfg.gpu && !pd_device_find(cfg.gpu, &custom)) {
     fprintf(stderr, "perf-doctor check: unknown GPU '%s' (known:", cfg.gpu);
     for (size_t i = 0; i < pd_device_count(); i++)
       fprintf(stderr, "%s %s", i ? "," : "", pd_device_at(i)->id);

@@ -99,12 +99,12 @@ int main(void) {
                             {"a100-40gb", "A100-40G"}, {"H200", "H200-141G"}, {"B200", "B200-192G"},
                             {"L20", "L20-48G"}, {"H20", "H20-96G"}, {"h20-141g", "H20-141G"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const pd_device *g = pd_device_find(names[i][0]);
+    const pd_device *g = pd_device_find(names[i][0], NULL);
     CHECK(g != NULL);
     if (g) CHECK_STR(g->id, names[i][1]);
   }
-  CHECK(pd_device_find("TPUv5") == NULL);
-  CHECK(pd_device_find("H2000") == NULL);
+  CHECK(pd_device_find("TPUv5", NULL) == NULL);
+  CHECK(pd_device_find("H2000", NULL) == NULL);
   /* baselines: a setting two or more steps from the matching reference row carries the row in
    * its Cost line; one step does not. qwen3-4B@8 colocate: TP2, sglang mem 0.8 */
   r = fx_run("text/run-qwen3-4B-8xgpu.sh", "del --sequence-parallel | add --tensor-model-parallel-size 8", NULL, NULL);
