@@ -112,6 +112,8 @@ char *cfg_load(cfg_settings *c, const json_t *json) {
   json_t *syn = json_object_get(json, "syntaxDiagnostics");
   if (json_is_boolean(syn)) c->syntax_diagnostics = json_is_true(syn);
   else if (syn && !json_is_null(syn)) pd_buf_puts(&errs, "setting \"syntaxDiagnostics\" must be a boolean\n");
+  /* syntax errors reach the user as rule R-S02's findings: the setting turns that rule off */
+  if (!c->syntax_diagnostics) set_override(c, "R-S02", -1);
 
   if (errs.len == 0) {
     pd_buf_free(&errs);

@@ -22,7 +22,7 @@ typedef struct {
   char *extra_rules;      /* NULL = none */
   au_override *overrides; /* per-rule severity (-1 = disabled) */
   size_t noverrides, overrides_cap;
-  bool syntax_diagnostics; /* report sm_model conditions (syntax errors...) */
+  bool syntax_diagnostics; /* false: rule R-S02 (syntax errors) is off */
 } cfg_settings;
 
 /* Defaults: lang "en", syntax diagnostics on, nothing else set. Free with cfg_free. */

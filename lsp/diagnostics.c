@@ -71,7 +71,7 @@ json_t *dg_build(const au_result *r, const fm_map *m, const dg_options *o) {
   const sm_model *model = r->model;
   for (size_t i = 0; model && i < model->nconds; i++) {
     const sm_condition *c = &model->conds[i];
-    if (!o->syntax && c->code && !strcmp(c->code, "syntax")) continue;
+    if (au_reports_condition(r, c->code)) continue; /* a finding below says it */
     dg_push(byfile, fm_uri(m, c->file), condition(c, m));
   }
   for (size_t i = 0; i < r->nfindings; i++) {

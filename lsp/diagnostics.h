@@ -3,8 +3,8 @@
  * A finding is reported in the file that holds the flag causing it (the script or the model
  * config it sources); its severity maps critical -> Error, warn -> Warning, info (and
  * borderline findings) -> Information; code = rule id; source = "perf-doctor". Conditions of
- * the script model (a syntax error that hid flags, a missing source) are reported as
- * diagnostics too, with the condition's code. */
+ * the script model that no rule reports (see au_reports_condition: today only "grammar", the
+ * parser failing to load) are reported as diagnostics too, with the condition's code. */
 #ifndef PD_LSP_DIAGNOSTICS_H
 #define PD_LSP_DIAGNOSTICS_H
 
@@ -16,7 +16,6 @@
 
 typedef struct {
   bool related_information; /* the client shows relatedInformation */
-  bool syntax;              /* include the model's "syntax" conditions */
   const char *docs_base;    /* codeDescription href prefix (rule id appended), NULL = none */
 } dg_options;
 

@@ -64,6 +64,9 @@ typedef struct au_rules au_rules;
 au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors);
 /* Drops one reference: the loader's, or one an au_result took. Freed when none is left. */
 void au_rules_free(au_rules *rules);
+/* The rules' ids in catalog order: the count, and the i-th (borrowed; NULL past the end). */
+size_t au_rules_count(const au_rules *rules);
+const char *au_rule_id(const au_rules *rules, size_t i);
 
 typedef struct {
   const au_rules *rules;        /* NULL = load the rules for this one run (slow; see above) */
@@ -97,6 +100,11 @@ typedef struct {
 au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
                   const au_config *cfg);
 void au_result_free(au_result *r);
+
+/* Whether some rule of r's catalog reports the script model's conditions with this code (they
+ * then reach the user as findings, with that rule's severity and fix; a front end shows the
+ * other conditions itself). */
+bool au_reports_condition(const au_result *r, const char *code);
 
 /* Renderers. Each returns a fresh string / new JSON reference. */
 char *au_report_markdown(const au_result *r, const char *lang);

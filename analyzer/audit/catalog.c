@@ -81,6 +81,7 @@ static void rule_free(ac_rule *r) {
   text_free(&r->skip_if);
   ax_free(r->skip);
   strv_free(r->at, r->nat);
+  strv_free(r->conditions, r->nconditions);
   for (size_t i = 0; i < r->ncases; i++) case_free(&r->cases[i]);
   free(r->cases);
 }
@@ -255,7 +256,8 @@ static void load_edits(loader *ld, json_t *edits, ac_case *c, const char *where)
     json_array_foreach(edits, i, e) {
       const char *op = json_string_value(json_object_get(e, "op"));
       const char *flag = json_string_value(json_object_get(e, "flag"));
-      if (!op || !flag || strncmp(flag, "--", 2) != 0) {
+      bool replace = op && !strcmp(op, "replace");
+      if (!op || (!replace && (!flag || strncmp(flag, "--", 2) != 0))) {
         err(ld, "an edit needs \"op\" and a \"flag\" starting with --", NULL, NULL);
         continue;
       }
@@ -264,11 +266,12 @@ static void load_edits(loader *ld, json_t *edits, ac_case *c, const char *where)
       if (!strcmp(op, "set")) ed->op = AC_SET;
       else if (!strcmp(op, "add")) ed->op = AC_ADD;
       else if (!strcmp(op, "remove")) ed->op = AC_REMOVE;
+      else if (!strcmp(op, "replace")) ed->op = AC_REPLACE;
       else {
         err(ld, "unknown edit op '%s'", op, NULL);
         continue;
       }
-      ed->flag = pd_xstrdup(flag);
+      ed->flag = pd_xstrdup(flag ? flag : "");
       const char *val = json_string_value(json_object_get(e, "value"));
       snprintf(what, sizeof what, "%s.edits[%zu].value", where, i);
       ed->value = val ? template_of(ld, val, what) : NULL;
@@ -313,7 +316,9 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
   r->anchor_source = anchor && !strcmp(anchor, "source");
   const char *related = json_string_value(json_object_get(o, "related"));
   r->related_config = related && !strcmp(related, "model-config");
+  r->conditions = strv(json_object_get(o, "condition"), &r->nconditions);
   if (related && !r->related_config) err(ld, "related '%s' is not model-config", related, NULL);
+  r->about_file = json_is_true(json_object_get(o, "about_file"));
   r->each = json_is_true(json_object_get(o, "each"));
   r->at = strv(json_object_get(o, "at"), &r->nat);
   json_t *cases = json_object_get(o, "cases");

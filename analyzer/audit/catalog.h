@@ -14,7 +14,10 @@
  * and "safe".
  *
  * A rule may also say "related": "model-config": the finding then points, as related
- * information, at the model config's architecture flags it rests on.
+ * information, at the model config's architecture flags it rests on. A rule with "condition"
+ * (a code or a list of them) reports the script model's conditions of those codes, one finding
+ * per condition at its place, with the cond_* facts describing it; its edits may "replace" the
+ * condition's text.
  *
  * Expressions and {templates} are compiled and bound when the file loads: a rule that names an
  * unknown fact or function, or calls one with the wrong number of arguments, is refused with
@@ -41,7 +44,7 @@ typedef struct {
   at_tpl *en, *zh;
 } ac_tpl;
 
-typedef enum { AC_SET, AC_ADD, AC_REMOVE } ac_op;
+typedef enum { AC_SET, AC_ADD, AC_REMOVE, AC_REPLACE } ac_op; /* replace: the finding's range */
 
 typedef struct {
   ac_op op;
@@ -74,6 +77,12 @@ typedef struct {
   bool note_skips;
   bool anchor_source;
   bool related_config; /* "related": "model-config" */
+  char **conditions;   /* "condition": the script-model condition codes it reports (one finding
+                          each, at the condition), or none */
+  size_t nconditions;
+  bool about_file; /* "about_file": true: the finding is about the file's own text (a syntax
+                      error), true whether or not its arrays are passed: it keeps its severity
+                      in a file without a train command */
   bool each;       /* report every case that holds, not only the first */
   char **at;
   size_t nat;

@@ -116,6 +116,16 @@ void au_build_edits(au_finding *f, const sm_model *m, const ac_case *c, const ax
       free(value);
       continue;
     }
+    if (ed->op == AC_REPLACE) { /* the text the finding points at */
+      if (value) {
+        edit_push(f, &cap, m, f->file, f->range.start_byte, f->range.end_byte, pd_xstrdup(value));
+        if (sum.len) au_msg_append(&sum, ms, AU_MSG_FIX_SEP, lang, env, NULL);
+        ax_value arg = ax_str(value);
+        au_msg_append(&sum, ms, AU_MSG_FIX_REPLACE, lang, env, &arg);
+      }
+      free(value);
+      continue;
+    }
     const sm_flag *cur = sm_flag_get(m, ed->flag);
     size_t before = f->nedits;
     if (ed->op == AC_REMOVE) {

@@ -258,17 +258,35 @@ static char *uncertainty(const run_ctx *x, inputs in, bool critical) {
   }
 }
 
-/* The finding of case c, unless a NOTE silences it. */
-static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bool borderline,
-                        int severity, inputs in) {
+/* The Setting line of a finding about a script-model condition: its text, on one line. */
+static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   const sm_model *m = x->m;
-  const sm_flag *loc = au_first_present(m, c->at, c->nat);
+  pd_buf t = {0};
+  if (at->flag) pd_buf_printf(&t, "%s ", at->flag);
+  if (at->file >= 0 && (size_t)at->file < m->nfiles) {
+    const sm_file *fl = &m->files[at->file];
+    uint32_t a = at->range.start_byte, z = at->range.end_byte;
+    if (z > fl->len) z = (uint32_t)fl->len;
+    if (z - a > 60) z = a + 60;
+    for (uint32_t i = a; i < z && fl->text[i] != '\n'; i++) pd_buf_putc(&t, fl->text[i]);
+  }
+  ax_value a[2] = {ax_str(t.data ? t.data : ""), ax_num((double)at->range.start_line + 1)};
+  char *s = msg(x, AU_MSG_SETTING_CONDITION, a);
+  pd_buf_free(&t);
+  return s;
+}
+
+/* The finding of case c, unless a NOTE silences it; at: the condition it is about, or NULL. */
+static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bool borderline,
+                        int severity, inputs in, const sm_condition *at) {
+  const sm_model *m = x->m;
+  const sm_flag *loc = at ? NULL : au_first_present(m, c->at, c->nat);
   const sm_var *var = NULL;
-  if (!loc && c->at_env) {
+  if (!at && !loc && c->at_env) {
     var = sm_var_get(m, c->at_env);
     if (var && (var->file < 0 || (size_t)var->file >= m->nfiles)) var = NULL;
   }
-  if (!loc && !var) loc = au_first_present(m, r->at, r->nat);
+  if (!at && !loc && !var) loc = au_first_present(m, r->at, r->nat);
   /* the flag the finding is about even when absent (for the Setting line) */
   const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
   bool noted = loc && loc->note;
@@ -280,7 +298,7 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   /* a flag set only in an if/case branch may not be passed at all: say so, at info */
   bool conditional = loc && loc->conditional;
   /* without a train command the arrays were only assumed to be passed: nothing is certain */
-  bool no_train = !m->train_line_found;
+  bool no_train = !m->train_line_found && !r->about_file;
   if (borderline || noted || conditional || no_train) severity = AU_INFO;
   /* critical only when every input is known: a job that may start fine is not a failure */
   bool capped = severity == AU_CRITICAL && in.cert < SM_CERT_DEFAULT;
@@ -289,8 +307,13 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   f->borderline = borderline;
   fill_texts(x, f, r, c);
   f->flag = loc ? pd_xstrdup(loc->name) : flag_name ? pd_xstrdup(flag_name) : NULL;
-  f->setting = setting_text(x, loc, flag_name);
-  place_finding(x, f, r, loc, var);
+  f->setting = at ? condition_setting(x, at) : setting_text(x, loc, flag_name);
+  if (at) {
+    f->file = at->file;
+    f->range = at->range;
+  } else {
+    place_finding(x, f, r, loc, var);
+  }
   size_t relcap = 0;
   explain_downgrades(x, f, loc, noted, conditional, no_train, &relcap);
   char *why = uncertainty(x, in, severity == AU_CRITICAL || capped);
@@ -300,10 +323,9 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   fill_fix(x, f, r, c, loc);
 }
 
-static void eval_rule(const run_ctx *x, const ac_rule *r) {
-  int ov = 0;
-  bool has_ov = overridden_severity(x->cfg, r->id, &ov);
-  if (has_ov && ov < 0) return;
+/* The rule's cases on the facts as they are (about condition `at`, or NULL). */
+static void eval_cases(const run_ctx *x, const ac_rule *r, bool has_ov, int ov,
+                       const sm_condition *at) {
   af_track_begin(x->facts);
   if (r->skip && ax_truth(ax_eval(r->skip, x->env)) == 1) return;
   inputs skip_in;
@@ -322,11 +344,34 @@ static void eval_rule(const run_ctx *x, const ac_rule *r) {
     inputs in;
     in.cert = af_track_end(x->facts, &in.why);
     int sev = has_ov ? ov : c->severity >= 0 ? c->severity : (int)r->severity;
-    report_case(x, r, c, borderline, sev, in);
+    report_case(x, r, c, borderline, sev, in, at);
     /* rules whose triggers are independent ("any of") report every case that holds; the
      * others only the first (a NOTE that silences it silences the rule) */
     if (!r->each) return;
   }
+}
+
+static bool reports_code(const ac_rule *r, const char *code) {
+  for (size_t i = 0; i < r->nconditions; i++)
+    if (!strcmp(r->conditions[i], code)) return true;
+  return false;
+}
+
+static void eval_rule(const run_ctx *x, const ac_rule *r) {
+  int ov = 0;
+  bool has_ov = overridden_severity(x->cfg, r->id, &ov);
+  if (has_ov && ov < 0) return;
+  if (!r->nconditions) {
+    eval_cases(x, r, has_ov, ov, NULL);
+    return;
+  }
+  for (size_t i = 0; i < x->m->nconds; i++) {
+    const sm_condition *c = &x->m->conds[i];
+    if (!reports_code(r, c->code)) continue;
+    af_condition(x->facts, c);
+    eval_cases(x, r, has_ov, ov, c);
+  }
+  af_condition(x->facts, NULL);
 }
 
 static int cmp_findings(const void *a, const void *b) {
@@ -360,13 +405,29 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   ax_env env = af_env(r->facts);
   finding_list out = {0};
   run_ctx x = {r->model, r->facts, &env, cfg, rules, cfg->lang ? cfg->lang : "en", &out};
-  /* a shell file that passes no flag at all is not a launch script: nothing to say */
-  bool launch = r->model->train_line_found || r->model->nflags > 0;
-  for (size_t i = 0; launch && i < rules->cat->n; i++) eval_rule(&x, &rules->cat->rules[i]);
+  /* Not a launch script: nothing to say. One whose flags are not seen (a quote left open
+   * swallowed them): only what the model noticed about the file. */
+  bool launch = r->model->launch_script;
+  bool flags_seen = r->model->train_line_found || r->model->nflags > 0;
+  for (size_t i = 0; launch && i < rules->cat->n; i++)
+    if (flags_seen || rules->cat->rules[i].nconditions) eval_rule(&x, &rules->cat->rules[i]);
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;
   return r;
+}
+
+size_t au_rules_count(const au_rules *rules) { return rules ? rules->cat->n : 0; }
+
+const char *au_rule_id(const au_rules *rules, size_t i) {
+  return rules && i < rules->cat->n ? rules->cat->rules[i].id : NULL;
+}
+
+bool au_reports_condition(const au_result *r, const char *code) {
+  const ac_catalog *cat = r->rules ? r->rules->cat : NULL;
+  for (size_t i = 0; code && cat && i < cat->n; i++)
+    if (reports_code(&cat->rules[i], code)) return true;
+  return false;
 }
 
 static void finding_free(au_finding *f) {

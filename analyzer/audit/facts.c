@@ -272,6 +272,69 @@ char *af_env_scan(const sm_model *m, const char *name) {
   return best;
 }
 
+/* ---- the condition a rule is looking at ---- */
+
+/* Edit distance with adjacent transpositions, capped at cap + 1 (names are short). */
+static size_t name_distance(const char *a, const char *b, size_t cap) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return cap + 1;
+  if ((la > lb ? la - lb : lb - la) > cap) return cap + 1;
+  size_t d[66][66];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cost = a[i - 1] != b[j - 1];
+      size_t v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[la][lb];
+}
+
+/* The name among names[0..n) closest to want (one or two edits away), or NULL. */
+static const char *closest(const char *want, const char *const *names, size_t n) {
+  const char *best = NULL;
+  size_t best_d = 3;
+  if (!want || strlen(want) < 4) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!names[i] || !strcmp(names[i], want)) continue;
+    size_t d = name_distance(want, names[i], 2);
+    if (d >= 1 && d < best_d) {
+      best_d = d;
+      best = names[i];
+    }
+  }
+  return best;
+}
+
+static const char *similar_name(const sm_model *m, const sm_condition *c) {
+  size_t n = c && !strcmp(c->code, "spread-undefined") ? m->narrays : m->nvars;
+  const char **names = pd_xmalloc((n + 1) * sizeof *names);
+  for (size_t i = 0; i < n; i++)
+    names[i] = !strcmp(c->code, "spread-undefined") ? m->arrays[i].name : m->vars[i].name;
+  const char *best = closest(c->subject, names, n);
+  free(names);
+  return best;
+}
+
+void af_condition(au_facts *f, const sm_condition *c) {
+  static const af_id ids[] = {AF_COND_CODE, AF_COND_SUBJECT, AF_COND_FLAG, AF_COND_SIMILAR,
+                              AF_COND_MISSING, AF_COND_MESSAGE};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
+  if (!c) return;
+  af_begin(f);
+  af_set(f, AF_COND_CODE, ax_str(c->code));
+  af_set(f, AF_COND_SUBJECT, ax_str(c->subject));
+  af_set(f, AF_COND_FLAG, ax_str(c->flag));
+  af_set(f, AF_COND_SIMILAR, ax_str(similar_name(f->m, c)));
+  af_setb(f, AF_COND_MISSING, c->missing);
+  af_set(f, AF_COND_MESSAGE, ax_str(c->message));
+}
+
 /* ---- derivation ----
  *
  * Each fact rests on the inputs read since the af_begin before it: a block that sets several

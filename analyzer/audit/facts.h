@@ -51,7 +51,9 @@
   X(ACT_RECOMPUTE, "act_recompute") X(ACT, "act") X(LOGITS, "logits") X(LOGITS_LP, "logits_lp")  \
   X(OVERHEAD, "overhead") X(PEAK, "peak") X(PEAK_NORECOMPUTE, "peak_norecompute")                \
   X(PEAK_RESIDENT, "peak_resident") X(KV_BYTES_TOKEN, "kv_bytes_token")                          \
-  X(ROLLOUT_WEIGHTS, "rollout_weights") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit")
+  X(ROLLOUT_WEIGHTS, "rollout_weights") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
+  X(COND_CODE, "cond_code") X(COND_SUBJECT, "cond_subject") X(COND_FLAG, "cond_flag")            \
+  X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")
 
 typedef enum {
 #define AF_ENUM_(id, name) AF_##id,
@@ -60,11 +62,19 @@ typedef enum {
   AF_COUNT
 } af_id;
 
+
 /* The id rule files use for the facts of `--resource` roles, `res_<role>` (GPUs of that role):
  * their names are only known per script. */
 #define AF_RES_ROLE AF_COUNT
 
 typedef struct au_facts au_facts; /* opaque */
+
+/* The cond_* facts describe the script-model condition a rule about conditions is looking at
+ * (see the catalog's "condition"): its code, subject (the variable, array or file), flag, a
+ * similarly named variable or array the script does set (a typo's likely intent), whether a
+ * syntax error is a missing token, and its message. NULL clears them. */
+void af_condition(au_facts *f, const sm_condition *c);
+
 
 /* Computes every fact for model m (which must outlive the facts). Never NULL; caller frees
  * with af_free. */

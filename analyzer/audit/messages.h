@@ -41,6 +41,8 @@
   X(FIX_REMOVE, "fix.remove", "edit")                                                            \
   X(FIX_SET, "fix.set", "edit")                                                                  \
   X(FIX_ADD, "fix.add", "edit")                                                                  \
+  X(FIX_REPLACE, "fix.replace", "edit")                                                          \
+  X(SETTING_CONDITION, "setting.condition", "text,line")                                        \
   X(FIX_SEP, "fix.separator", "")                                                                \
   X(FIX_TITLE, "fix.title", "rule,title")                                                        \
   X(MD_TITLE, "md.title", "script")                                                              \

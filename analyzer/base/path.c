@@ -89,6 +89,27 @@ char *pd_path_dirname(const char *path) {
   return s == path ? pd_xstrdup("/") : pd_xstrndup(path, (size_t)(s - path));
 }
 
+char *pd_path_from(const char *file, const char *path) {
+  const char *slash = strrchr(file, '/');
+  char *dir = pd_xstrndup(file, slash ? (size_t)(slash - file) : 0);
+  pd_buf up = {0};
+  while (*dir) { /* walk up until the directory is a prefix of path */
+    size_t n = strlen(dir);
+    if (!strncmp(path, dir, n) && path[n] == '/') {
+      pd_buf_puts(&up, path + n + 1);
+      free(dir);
+      return pd_buf_take(&up);
+    }
+    pd_buf_puts(&up, "../");
+    char *s = strrchr(dir, '/');
+    if (!s) break;
+    *s = '\0';
+  }
+  free(dir);
+  pd_buf_free(&up);
+  return pd_xstrdup(path);
+}
+
 const char *pd_path_base(const char *path) {
   if (!path) return "";
   const char *s = strrchr(path, '/');

@@ -16,6 +16,9 @@ const char *pd_read_error(int err);
 char *pd_path_normalize(const char *path);
 /* Directory part of a path ("." when there is none, "/" for the root). Caller frees. */
 char *pd_path_dirname(const char *path);
+/* path as seen from the directory of `file` (both absolute and normalised): `b.sh`,
+ * `../models/x.sh`; path itself when they share nothing but the root. Caller frees. */
+char *pd_path_from(const char *file, const char *path);
 /* The last component of a path (borrowed from it; "" for NULL). */
 const char *pd_path_base(const char *path);
 

@@ -13,6 +13,18 @@ bool pd_str_ends(const char *s, const char *suffix) {
   return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+bool pd_mem_has(const char *s, size_t n, const char *needle) {
+  size_t k = strlen(needle);
+  if (k == 0) return true;
+  for (const char *p = s; k <= n - (size_t)(p - s);) {
+    const char *q = memchr(p, needle[0], n - (size_t)(p - s) - k + 1);
+    if (!q) return false;
+    if (!memcmp(q, needle, k)) return true;
+    p = q + 1;
+  }
+  return false;
+}
+
 bool pd_parse_long(const char *s, long *out) {
   if (!s || !*s) return false;
   char *end;

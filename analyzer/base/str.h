@@ -3,9 +3,12 @@
 #define PD_BASE_STR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 bool pd_str_starts(const char *s, const char *prefix);
 bool pd_str_ends(const char *s, const char *suffix);
+/* Whether the NUL-terminated needle occurs in s[0..n) (s need not be NUL-terminated). */
+bool pd_mem_has(const char *s, size_t n, const char *needle);
 
 /* Parses a whole decimal integer (optionally signed); false if s is not exactly one. */
 bool pd_parse_long(const char *s, long *out);

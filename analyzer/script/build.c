@@ -45,6 +45,8 @@ void sm_conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
     d[i] = s[i];
     d[i].code = pd_xstrdup(s[i].code);
     d[i].message = pd_xstrdup(s[i].message);
+    d[i].subject = s[i].subject ? pd_xstrdup(s[i].subject) : NULL;
+    d[i].flag = s[i].flag ? pd_xstrdup(s[i].flag) : NULL;
   }
 }
 
@@ -59,6 +61,8 @@ void sm_conds_free(sm_condition *c, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(c[i].code);
     free(c[i].message);
+    free(c[i].subject);
+    free(c[i].flag);
   }
   free(c);
 }
@@ -241,6 +245,18 @@ static void take_walk(sm_model *m, sm_walk *w) {
   w->model = NULL;
 }
 
+/* See sm_model.launch_script. The text fallback only counts when bash would refuse the file:
+ * an unterminated quote that swallows the train line must still be reported. */
+static bool is_launch_script(const sm_model *m, size_t syntax_errors) {
+  if (m->train_line_found || m->nflags > 0) return true;
+  for (size_t i = 0; i < m->narrays; i++)
+    if (m->arrays[i].file == 0 && pd_str_ends(m->arrays[i].name, "_ARGS")) return true;
+  if (!syntax_errors) return false;
+  const sm_file *f = &m->files[0];
+  return pd_mem_has(f->text, f->len, "relax.entrypoints") || pd_mem_has(f->text, f->len, "_ARGS=(") ||
+         pd_mem_has(f->text, f->len, "_ARGS+=(");
+}
+
 sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
                    const sm_options *opt) {
   static const sm_options defaults = {0};
@@ -264,7 +280,9 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
     else flags_without_train_line(&b, m);
   }
   sh_env *env = b.w.env;
+  size_t syntax_errors = b.w.syntax_conds;
   take_walk(m, &b.w);
+  m->launch_script = is_launch_script(m, syntax_errors);
   sm_state_context(m, b.opt);
   if (b.parser) sm_collect_vars(m, env);
   sm_walk_free(&b.w);

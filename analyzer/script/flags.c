@@ -29,6 +29,17 @@ static void flag_certainty(sm_flag *fl) {
     }
 }
 
+/* The variable a word like ${NAME}, $NAME or "${NAME[@]}" names, or NULL. Caller frees. */
+static char *word_variable(const char *w) {
+  const char *p = strchr(w, '$');
+  if (!p) return NULL;
+  p++;
+  if (*p == '{') p++;
+  size_t n = 0;
+  while (isalnum((unsigned char)p[n]) || p[n] == '_') n++;
+  return n ? pd_xstrndup(p, n) : NULL;
+}
+
 static sm_range range_join(sm_range a, sm_range z) {
   sm_range r = a;
   if (z.end_byte > a.end_byte) {
@@ -47,6 +58,9 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
     if (f->vanished && f->undefined_array) {
       sm_add_cond(b, SM_INFO, "spread-undefined", f->file, f->range,
                pd_xasprintf("%s: the array is never defined, so it expands to nothing", f->text));
+      char *name = word_variable(f->text);
+      sm_cond_about(b, name, NULL);
+      free(name);
       continue;
     }
     if (f->vanished) {
@@ -57,6 +71,11 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
                               f->text, cur->name,
                               at_end ? "fails: expected one argument"
                                      : "fails or swallows the next flag"));
+      if (cur && cur->nvalues == 0 && (at_end || sm_looks_like_flag(argv->v[i + 1].text))) {
+        char *name = word_variable(f->text);
+        sm_cond_about(b, name, cur->name);
+        free(name);
+      }
       continue;
     }
     if (f->resolved && sm_looks_like_flag(f->text)) {
@@ -89,6 +108,7 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
       sm_add_cond(b, SM_INFO, "stray-argument", f->file, f->range,
                pd_xasprintf("`%s` comes before any flag; argparse treats it as positional",
                             f->text));
+      sm_cond_about(b, f->text, NULL);
       continue;
     }
     sm_value *v = PD_PUSH(cur->values, cur->nvalues, vcap);
@@ -127,6 +147,7 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
       sm_add_cond(b, SM_ERROR, "json-invalid", fl->values[0].file, fl->values[0].range,
                pd_xasprintf("%s: invalid JSON (%s at column %d)", fl->name, err.text,
                             err.column));
+    if (!fl->json && *s == '{') sm_cond_about(b, NULL, fl->name);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/path.h"
 #include "script/script.h"
 
 long sm_char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col) {
@@ -19,28 +20,7 @@ long sm_char_col(const sm_model *m, int file, uint32_t byte, uint32_t byte_col) 
 
 char *sm_rel_path(const sm_model *m, int file) {
   if (file < 0 || (size_t)file >= m->nfiles) return pd_xstrdup("");
-  const char *script = m->files[0].path, *p = m->files[file].path;
-  const char *slash = strrchr(script, '/');
-  size_t dl = slash ? (size_t)(slash - script) : 0;
-  if (dl && !strncmp(p, script, dl) && p[dl] == '/') return pd_xstrdup(p + dl + 1);
-  /* walk up until a common prefix */
-  pd_buf up = {0};
-  char *dir = pd_xstrndup(script, dl);
-  while (*dir) {
-    size_t n = strlen(dir);
-    if (!strncmp(p, dir, n) && p[n] == '/') {
-      pd_buf_puts(&up, p + n + 1);
-      free(dir);
-      return pd_buf_take(&up);
-    }
-    pd_buf_puts(&up, "../");
-    char *s = strrchr(dir, '/');
-    if (!s) break;
-    *s = '\0';
-  }
-  free(dir);
-  pd_buf_free(&up);
-  return pd_xstrdup(p);
+  return pd_path_from(m->files[0].path, m->files[file].path);
 }
 
 static void model_put_range(json_t *o, const sm_model *m, int file, sm_range r) {
@@ -143,6 +123,8 @@ json_t *sm_to_json(const sm_model *m) {
     json_object_set_new(x, "level", json_string(level_name(cd->level)));
     json_object_set_new(x, "code", json_string(cd->code));
     json_object_set_new(x, "message", json_string(cd->message));
+    if (cd->subject) json_object_set_new(x, "subject", json_string(cd->subject));
+    if (cd->flag) json_object_set_new(x, "flag", json_string(cd->flag));
     char *rp = sm_rel_path(m, cd->file);
     json_object_set_new(x, "file", json_string(rp));
     free(rp);

@@ -133,6 +133,11 @@ typedef struct {
   sm_level level;
   char *code;    /* stable short id: "syntax", "source-missing", "no-train-line", ... */
   char *message;
+  char *subject; /* what it is about, or NULL: the variable that vanished, the array never
+                    defined, the file not read, the token a syntax error misses */
+  char *flag;    /* the flag it affects, or NULL */
+  bool missing;  /* syntax: the parser had to supply a token (a closing quote, `fi`, `)`) that
+                    bash would miss too; otherwise it could not parse the text at all */
   int file;
   sm_range range;
 } sm_condition;
@@ -185,6 +190,9 @@ typedef struct {
   sm_var *vars;          /* every scalar set at the end, sorted by name */
   size_t nvars;
   bool train_line_found; /* false: every *_ARGS array counted as passed */
+  bool launch_script;    /* a Relax launch script or a fragment of one: it has the train command
+                            or an *_ARGS array, or (when bash cannot parse it, so its structure is
+                            not seen) its text names either. Otherwise nothing is said of it. */
   int train_file;
   sm_range train_range;  /* the train command (whole ray job submit ... pipeline element) */
   int source_file;       /* the `source <model config>` command: file index, -1 if none */

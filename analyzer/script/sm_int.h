@@ -107,6 +107,8 @@ void sm_report_syntax(sm_builder *b, int file, TSNode n);
 /* `message` is consumed. */
 void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_range r,
                  char *message);
+/* The subject and flag of the condition just added (copied; either may be NULL). */
+void sm_cond_about(sm_builder *b, const char *subject, const char *flag);
 sh_file sm_shfile(const sm_builder *b, int file);
 /* The source text of n (clamped to the file): borrowed, or a copy the caller frees. */
 const char *sm_node_span(const sm_builder *b, int file, TSNode n, size_t *len);

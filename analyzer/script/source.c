@@ -253,6 +253,7 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
     sm_add_cond(b, SM_WARN, "source-unresolved", file, cr,
              pd_xasprintf("cannot resolve the sourced path %s%s", raw,
                           models ? " (set the model config directory in the settings)" : ""));
+    sm_cond_about(b, raw, NULL);
     if (models && !b->w.model) {
       char *bn = pd_xstrdup(pd_path_base(raw));
       size_t L = strlen(bn);
@@ -294,34 +295,42 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   size_t L = strlen(bn);
   if (L > 3 && !strcmp(bn + L - 3, ".sh")) bn[L - 3] = '\0';
 
+  /* paths in messages as seen from the script, like the user wrote them */
+  char *shown = pd_path_from(b->w.files[0].path, full);
+  char *via_file = pd_path_from(b->w.files[0].path, b->w.files[file].path);
   for (size_t i = 0; i < b->nstack; i++)
     if (!strcmp(b->w.files[b->stack[i]].path, full)) {
       sm_add_cond(b, SM_WARN, "source-cycle", file, cr,
-               pd_xasprintf("%s sources itself (through %s); not followed again", full,
-                            b->w.files[file].path));
+               pd_xasprintf("%s sources itself (through %s); not followed again", shown,
+                            via_file));
+    sm_cond_about(b, shown, NULL);
       goto out;
     }
   if (b->nstack >= SM_MAX_SOURCE_DEPTH) {
     sm_add_cond(b, SM_WARN, "source-depth", file, cr,
              pd_xasprintf("sources nested more than %d deep; %s not followed", SM_MAX_SOURCE_DEPTH,
-                          full));
+                          shown));
+    sm_cond_about(b, shown, NULL);
     goto out;
   }
   if (b->w.nfiles >= SM_MAX_SOURCED_FILES) {
     sm_add_cond(b, SM_WARN, "source-limit", file, cr,
              pd_xasprintf("more than %d files sourced in all; %s not followed", SM_MAX_SOURCED_FILES,
-                          full));
+                          shown));
+    sm_cond_about(b, shown, NULL);
     goto out;
   }
   if (!under_root(full, b->opt->workspace_root)) {
     sm_add_cond(b, SM_INFO, "source-outside", file, cr,
-             pd_xasprintf("%s is outside the workspace; not followed", full));
+             pd_xasprintf("%s is outside the workspace; not followed", shown));
+    sm_cond_about(b, shown, NULL);
     goto out;
   }
   if (!under_root_logged(b, full)) {
     sm_add_cond(b, SM_INFO, "source-outside", file, cr,
              pd_xasprintf("%s is outside the workspace (through a symbolic link); not followed",
-                          full));
+                          shown));
+    sm_cond_about(b, shown, NULL);
     goto out;
   }
   size_t len = 0;
@@ -332,8 +341,9 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   if (!text) {
     int e = errno;
     sm_add_cond(b, SM_WARN, "source-missing", file, cr,
-             pd_xasprintf("cannot read sourced file %s: %s", full,
+             pd_xasprintf("cannot read sourced file %s: %s", shown,
                           e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT)));
+    sm_cond_about(b, shown, NULL);
     if (models && !b->w.model) {
       b->w.model = pd_xstrdup(bn);
       b->w.source_file = file;
@@ -365,4 +375,6 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
 out:
   free(bn);
   free(full);
+  free(shown);
+  free(via_file);
 }

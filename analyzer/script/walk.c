@@ -21,11 +21,8 @@ sh_file sm_shfile(const sm_builder *b, int file) {
 void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_range r,
                      char *message) {
   sm_condition *c = PD_PUSH(b->w.conds, b->w.nconds, b->w.conds_cap);
-  c->level = lvl;
-  c->code = pd_xstrdup(code);
-  c->message = message;
-  c->file = file;
-  c->range = r;
+  *c = (sm_condition){.level = lvl, .code = pd_xstrdup(code), .message = message, .file = file,
+                      .range = r};
 }
 
 /* The source text of n (clamped to the file), borrowed. */
@@ -59,6 +56,24 @@ TSNode *sm_children(TSNode n, uint32_t *count) {
   return v;
 }
 
+void sm_cond_about(sm_builder *b, const char *subject, const char *flag) {
+  sm_condition *c = &b->w.conds[b->w.nconds - 1];
+  c->subject = subject ? pd_xstrdup(subject) : NULL;
+  c->flag = flag ? pd_xstrdup(flag) : NULL;
+}
+
+/* Where to show a syntax error. A missing token sits where the parser gave up (often the end of
+ * the file); the user needs the construct it fails to close: its opening token (`"`, `if`, `(`). */
+static sm_range syntax_range(TSNode n) {
+  if (!ts_node_is_missing(n)) return sh_node_range(n);
+  TSNode p = ts_node_parent(n);
+  if (ts_node_is_null(p) || ts_node_child_count(p) < 2) return sh_node_range(n);
+  TSNode open = ts_node_child(p, 0);
+  if (ts_node_is_missing(open) || ts_node_end_byte(open) <= ts_node_start_byte(open))
+    return sh_node_range(n);
+  return sh_node_range(open);
+}
+
 void sm_report_syntax(sm_builder *b, int file, TSNode n) {
   if (b->w.syntax_conds >= SM_MAX_SYNTAX_CONDS) return;
   if (bs_is(n, BS_ERROR) || ts_node_is_missing(n)) {
@@ -73,8 +88,11 @@ void sm_report_syntax(sm_builder *b, int file, TSNode n) {
                     : pd_xasprintf("syntax error near `%s`; flags inside it were recovered "
                                    "where possible",
                                    snippet);
+    sm_add_cond(b, SM_ERROR, "syntax", file, syntax_range(n), msg);
+    /* a token the parser had to supply (a closing quote, `fi`, `)`) is one bash misses too */
+    sm_cond_about(b, ts_node_is_missing(n) ? ts_node_type(n) : snippet, NULL);
+    b->w.conds[b->w.nconds - 1].missing = ts_node_is_missing(n);
     free(snippet);
-    sm_add_cond(b, SM_ERROR, "syntax", file, sh_node_range(n), msg);
     b->w.syntax_conds++;
     return;
   }

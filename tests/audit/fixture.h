@@ -2,7 +2,7 @@
  * tests/fixtures/audit/scripts/training/ and applies text operations before auditing it:
  *   add <words...>    append a line to the script's EXTRA_ARGS array (argparse: last one wins)
  *   del <--flag>      delete every line whose first word is the flag
- *   sub <old> => <new> replace the first occurrence of a text (\\n in new = newline)
+ *   sub <old> => <new> replace the first occurrence of a text (\\n = newline, in either)
  * The audit runs on the edited text under the fixture's own path, so the model config is found
  * the same way as for the real file. */
 #ifndef PD_TEST_AUDIT_FIXTURE_H
@@ -19,6 +19,20 @@
 #define FX_DIR PD_TESTS_DIR "/fixtures/audit/scripts/training/"
 
 static inline char *fx_path(const char *rel) { return pd_xasprintf("%s%s", FX_DIR, rel); }
+
+/* "\n" stands for a newline (in both texts of a sub: to insert lines, to match across them). */
+static inline char *fx_unescape(const char *s) {
+  pd_buf b = {0};
+  for (const char *q = s; *q; q++) {
+    if (q[0] == '\\' && q[1] == 'n') {
+      pd_buf_putc(&b, '\n');
+      q++;
+    } else {
+      pd_buf_putc(&b, *q);
+    }
+  }
+  return b.data ? pd_buf_take(&b) : pd_xstrdup("");
+}
 
 /* Applies one operation; returns the new text (the old one is freed) or NULL on a bad op. */
 static inline char *fx_apply(char *text, const char *op) {
@@ -57,18 +71,10 @@ static inline char *fx_apply(char *text, const char *op) {
   if (!strncmp(op, "sub ", 4)) {
     const char *sep = strstr(op, " =>");
     if (!sep || (sep[3] != ' ' && sep[3] != '\0')) return free(text), NULL;
-    char *old = pd_xstrndup(op + 4, (size_t)(sep - op - 4));
-    /* "\n" in the replacement stands for a newline (to insert comment lines) */
-    pd_buf nb = {0};
-    for (const char *q = sep[3] ? sep + 4 : sep + 3; *q; q++) {
-      if (q[0] == '\\' && q[1] == 'n') {
-        pd_buf_putc(&nb, '\n');
-        q++;
-      } else {
-        pd_buf_putc(&nb, *q);
-      }
-    }
-    char *neu = pd_buf_take(&nb);
+    char *raw = pd_xstrndup(op + 4, (size_t)(sep - op - 4));
+    char *old = fx_unescape(raw);
+    char *neu = fx_unescape(sep[3] ? sep + 4 : sep + 3);
+    free(raw);
     char *at = strstr(text, old);
     char *out = NULL;
     if (at) out = pd_xasprintf("%.*s%s%s", (int)(at - text), text, neu, at + strlen(old));

@@ -242,15 +242,17 @@ static void test_config(void) {
   CHECK_STR(c.gpu, "H100-80G");
   CHECK_STR(c.lang, "zh");
   CHECK(!c.syntax_diagnostics);
-  CHECK_INT(c.noverrides, 3);
+  CHECK_INT(c.noverrides, 4); /* three rules, and R-S02 off for syntaxDiagnostics false */
   au_config a = cfg_audit(&c);
   CHECK_STR(a.gpu, "H100-80G");
-  int p10 = -9, m01 = -9, c02 = -9;
+  int p10 = -9, m01 = -9, c02 = -9, s02 = -9;
   for (size_t i = 0; i < a.noverrides; i++) {
     if (!strcmp(a.overrides[i].rule, "R-P10")) p10 = a.overrides[i].severity;
     if (!strcmp(a.overrides[i].rule, "R-M01")) m01 = a.overrides[i].severity;
     if (!strcmp(a.overrides[i].rule, "R-C02")) c02 = a.overrides[i].severity;
+    if (!strcmp(a.overrides[i].rule, "R-S02")) s02 = a.overrides[i].severity;
   }
+  CHECK_INT(s02, -1);
   CHECK_INT(p10, -1);
   CHECK_INT(m01, AU_INFO);
   CHECK_INT(c02, -1);
@@ -305,7 +307,7 @@ static void test_note_in_model_config(void) {
   char *uri = doc_path_to_uri(path);
   fm_init(&m, r.model, uri, DOC_UTF16, uri_of, NULL);
   TSParser *p = sm_parser_new();
-  dg_options dg = {true, true, NULL};
+  dg_options dg = {true, NULL};
   act_options o = {NULL, p, &opt, &dg};
   act_cache *cache = act_cache_new(&m, r.nfindings);
   json_t *acts = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o, cache);

@@ -434,13 +434,15 @@ def source_following():
             f.write("MODEL_ARGS=(--num-layers 99)\n")
         os.symlink(os.path.join(outside, "secret.sh"), os.path.join(ws, "link.sh"))
         files = {
-            "self.sh": 'source "./self.sh"\nsource "${BASH_SOURCE[0]}"\n',
-            "a.sh": "source ./b.sh\nA=1\n",
+            # each starts a launch script (it has a flag array): others get no diagnostics at all
+            "self.sh": 'source "./self.sh"\nsource "${BASH_SOURCE[0]}"\nX_ARGS=(--seed 1)\n',
+            "a.sh": "source ./b.sh\nA=1\nX_ARGS=(--seed 1)\n",
             "b.sh": "source ./a.sh\nB=1\n",
-            "out.sh": "source %s/secret.sh\nsource ./link.sh\n" % outside,
+            "out.sh": "source %s/secret.sh\nsource ./link.sh\nX_ARGS=(--seed 1)\n" % outside,
         }
         for i in range(12):  # f0 sources f1 ten times, f1 sources f2 ten times, ...
             files["f%d.sh" % i] = "".join("source ./f%d.sh\n" % (i + 1) for _ in range(10))
+        files["f0.sh"] += "X_ARGS=(--seed 1)\n"
         for k, v in files.items():
             with open(os.path.join(ws, k), "w") as f:
                 f.write(v)

@@ -20,9 +20,9 @@ expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scr
 send {"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"syntaxDiagnostics":false,"disabledRules":["R-P10"]}}}
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":2,"diagnostics":["<lacks>",{"code":"R-P10"}]}}
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":3},"contentChanges":[{"range":{"start":{"line":2,"character":7},"end":{"line":2,"character":7}},"text":" \"oops"}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":3,"diagnostics":["<lacks>",{"code":"syntax"}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":3,"diagnostics":["<lacks>",{"code":"R-S02"}]}}
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":4},"contentChanges":[{"range":{"start":{"line":2,"character":7},"end":{"line":2,"character":12}},"text":""}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":4,"diagnostics":["<lacks>",{"code":"R-P10"},{"code":"syntax"}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":4,"diagnostics":["<lacks>",{"code":"R-P10"},{"code":"R-S02"}]}}
 # No settings in the notification: the server pulls them (workspace/configuration, its first request).
 send {"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":null}}
 expect {"jsonrpc":"2.0","id":1,"method":"workspace/configuration","params":{"items":[{"section":"perfDoctor"}]}}

@@ -5,7 +5,7 @@ send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"${WSURI}
 expect {"id":1,"result":{"capabilities":{"positionEncoding":"utf-16"}}}
 send {"jsonrpc":"2.0","method":"initialized","params":{}}
 open ${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh ws/scripts/training/text/run-qwen3-4B-8xgpu.sh
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<lacks>",{"code":"R-P10"},{"code":"syntax"}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<lacks>",{"code":"R-P10"},{"code":"R-S02"}]}}
 # Delete the line "   --sequence-parallel" (34) whole: R-P10 appears on the TP flag (line 33).
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":2},"contentChanges":[{"range":{"start":{"line":34,"character":0},"end":{"line":35,"character":0}},"text":""}]}}
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":2,"diagnostics":["<contains>",{"code":"R-P10","severity":2,"source":"perf-doctor","message":"<any>","range":{"start":{"line":33,"character":3},"end":{"line":33,"character":33}}}]}}
@@ -23,10 +23,10 @@ send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument"
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":4,"diagnostics":["<contains>",{"code":"R-P10","range":{"start":{"line":34,"character":18},"end":{"line":34,"character":48}}}]}}
 # Break the script: an opening quote after "set -ex" (line 4) swallows the rest of the file.
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":5},"contentChanges":[{"range":{"start":{"line":4,"character":7},"end":{"line":4,"character":7}},"text":" \"oops"}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":5,"diagnostics":["<contains>",{"code":"syntax","severity":1,"source":"perf-doctor"}]}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":5,"diagnostics":["<contains>",{"code":"R-S02","severity":1,"source":"perf-doctor"}]}}
 # Repair it: the syntax error is gone and R-P10 is back where it was.
 send {"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":6},"contentChanges":[{"range":{"start":{"line":4,"character":7},"end":{"line":4,"character":12}},"text":""}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":6,"diagnostics":{"<all>":[["<lacks>",{"code":"syntax"}],["<contains>",{"code":"R-P10","range":{"start":{"line":34,"character":18},"end":{"line":34,"character":48}}}]]}}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":6,"diagnostics":{"<all>":[["<lacks>",{"code":"R-S02"}],["<contains>",{"code":"R-P10","range":{"start":{"line":34,"character":18},"end":{"line":34,"character":48}}}]]}}}
 # The analysis saw the edited text: the report quotes the joined line.
 send {"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"perfDoctor.report","arguments":["${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"]}}
 expect {"id":4,"result":{"markdown":{"<all>":["~# perf-doctor: run-qwen3-4B-8xgpu.sh","~R-P10","~line 35"]}}}
