@@ -82,6 +82,8 @@ static void rule_free(ac_rule *r) {
   ax_free(r->skip);
   strv_free(r->at, r->nat);
   strv_free(r->conditions, r->nconditions);
+  strv_free(r->modes, r->nmodes);
+  strv_free(r->intents, r->nintents);
   for (size_t i = 0; i < r->ncases; i++) case_free(&r->cases[i]);
   free(r->cases);
 }
@@ -204,6 +206,29 @@ static char **strv(json_t *v, size_t *n) {
   return r;
 }
 
+/* "modes", "needs" and "intent", checked against the words the facts use. */
+static void read_modes(loader *ld, ac_rule *r, json_t *o) {
+  static const char *const jobs[] = {"rl", "genrm", "diffusion", "sft", "cpt", "dpo",
+                                     "reward-model"};
+  r->modes = strv(json_object_get(o, "modes"), &r->nmodes);
+  for (size_t i = 0; i < r->nmodes; i++) {
+    bool known = false;
+    for (size_t j = 0; j < sizeof jobs / sizeof *jobs; j++) known |= !strcmp(r->modes[i], jobs[j]);
+    if (!known)
+      err(ld, "mode '%s' is not rl|genrm|diffusion|sft|cpt|dpo|reward-model", r->modes[i], NULL);
+  }
+  size_t nneeds = 0;
+  char **needs = strv(json_object_get(o, "needs"), &nneeds);
+  for (size_t i = 0; i < nneeds; i++) {
+    if (!strcmp(needs[i], "engine")) r->needs_engine = true;
+    else if (!strcmp(needs[i], "train")) r->needs_train = true;
+    else if (!strcmp(needs[i], "megatron")) r->needs_megatron = true;
+    else err(ld, "needs '%s' is not engine|train|megatron", needs[i], NULL);
+  }
+  strv_free(needs, nneeds);
+  r->intents = strv(json_object_get(o, "intent"), &r->nintents);
+}
+
 static int catalog_severity(const char *s) {
   if (!s) return -2;
   if (!strcmp(s, "critical")) return AU_CRITICAL;
@@ -319,6 +344,7 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
   r->conditions = strv(json_object_get(o, "condition"), &r->nconditions);
   if (related && !r->related_config) err(ld, "related '%s' is not model-config", related, NULL);
   r->about_file = json_is_true(json_object_get(o, "about_file"));
+  read_modes(ld, r, o);
   r->each = json_is_true(json_object_get(o, "each"));
   r->at = strv(json_object_get(o, "at"), &r->nat);
   json_t *cases = json_object_get(o, "cases");

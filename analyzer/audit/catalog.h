@@ -80,6 +80,15 @@ typedef struct {
   char **conditions;   /* "condition": the script-model condition codes it reports (one finding
                           each, at the condition), or none */
   size_t nconditions;
+  char **modes;    /* "modes": the job kinds it applies to (rl, genrm, diffusion, sft, cpt, dpo,
+                      reward-model); none = every job */
+  size_t nmodes;
+  bool needs_engine; /* "needs": ["engine"]: only where a rollout engine runs */
+  bool needs_train;  /* "needs": ["train"]: only where the actor trains (not --debug-rollout-only) */
+  bool needs_megatron; /* "needs": ["megatron"]: only with the Megatron train backend */
+  char **intents;    /* "intent": stated intents (file name words such as no-sp, debug) that make
+                        the finding expected: it is then shown as info, with that reason */
+  size_t nintents;
   bool about_file; /* "about_file": true: the finding is about the file's own text (a syntax
                       error), true whether or not its arrays are passed: it keeps its severity
                       in a file without a train command */

@@ -31,7 +31,8 @@ json_t *au_context_json(const sm_model *m, const au_facts *f) {
   } derived[] = {
       {"num_experts", AF_E},      {"modality", AF_MODALITY},     {"gpus", AF_GPUS},
       {"nodes", AF_NODES},        {"gpus_per_node", AF_GPUS_PER_NODE}, {"actor_gpus", AF_G_A},
-      {"rollout_gpus", AF_G_R},   {"mode", AF_MODE},             {"tp", AF_TP},
+      {"rollout_gpus", AF_G_R},   {"job", AF_JOB},               {"mode", AF_MODE},
+      {"rollout_engine", AF_ROLLOUT_ENGINE}, {"intent", AF_INTENT}, {"tp", AF_TP},
       {"pp", AF_PP},              {"cp", AF_CP},                 {"ep", AF_EP},
       {"etp", AF_ETP},            {"max_response_len", AF_RESP}, {"gpu", AF_GPU},
       {"gpu_assumed", AF_GPU_ASSUMED},
@@ -73,7 +74,11 @@ char *au_context_text(const sm_model *m, const au_facts *f) {
   } else {
     pd_buf_puts(&b, "GPUs: unknown\n");
   }
+  pd_buf_printf(&b, "job: %s, rollout engine: %s\n", af_str(f, AF_JOB) ? af_str(f, AF_JOB) : "unknown",
+                af_num(f, AF_ROLLOUT_ENGINE, 0) ? "yes" : "no");
   pd_buf_printf(&b, "mode: %s\n", af_str(f, AF_MODE) ? af_str(f, AF_MODE) : "unknown");
+  const char *intent = af_str(f, AF_INTENT);
+  if (intent && *intent) pd_buf_printf(&b, "stated intent: %s\n", intent);
   static const af_id layout[] = {AF_TP, AF_PP, AF_CP, AF_EP, AF_ETP};
   static const char *const labels[] = {"TP", "PP", "CP", "EP", "ETP"};
   pd_buf_puts(&b, "layout: ");

@@ -276,6 +276,17 @@ static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   return s;
 }
 
+/* The first of the rule's "intent" words the script states (fact `intent`, a comma list). */
+static const char *stated_intent(const run_ctx *x, const ac_rule *r) {
+  const char *all = af_str(x->facts, AF_INTENT);
+  for (size_t i = 0; all && i < r->nintents; i++) {
+    size_t k = strlen(r->intents[i]);
+    for (const char *p = strstr(all, r->intents[i]); p; p = strstr(p + 1, r->intents[i]))
+      if ((p == all || p[-1] == ',') && (p[k] == ',' || p[k] == '\0')) return r->intents[i];
+  }
+  return NULL;
+}
+
 /* The finding of case c, unless a NOTE silences it; at: the condition it is about, or NULL. */
 static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bool borderline,
                         int severity, inputs in, const sm_condition *at) {
@@ -299,7 +310,8 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   bool conditional = loc && loc->conditional;
   /* without a train command the arrays were only assumed to be passed: nothing is certain */
   bool no_train = !m->train_line_found && !r->about_file;
-  if (borderline || noted || conditional || no_train) severity = AU_INFO;
+  const char *intent = stated_intent(x, r);
+  if (borderline || noted || conditional || no_train || intent) severity = AU_INFO;
   /* critical only when every input is known: a job that may start fine is not a failure */
   bool capped = severity == AU_CRITICAL && in.cert < SM_CERT_DEFAULT;
   if (capped) severity = AU_WARN;
@@ -316,6 +328,7 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   }
   size_t relcap = 0;
   explain_downgrades(x, f, loc, noted, conditional, no_train, &relcap);
+  if (intent) wrap_cost(x, f, AU_MSG_COST_INTENT, intent);
   char *why = uncertainty(x, in, severity == AU_CRITICAL || capped);
   if (why) wrap_cost(x, f, AU_MSG_COST_CERT, why);
   free(why);
@@ -357,7 +370,20 @@ static bool reports_code(const ac_rule *r, const char *code) {
   return false;
 }
 
+/* Whether the rule applies to this kind of job ("modes", "needs"). */
+static bool applies(const run_ctx *x, const ac_rule *r) {
+  if (r->needs_engine && !af_num(x->facts, AF_ROLLOUT_ENGINE, 1)) return false;
+  if (r->needs_train && !af_num(x->facts, AF_TRAINS, 1)) return false;
+  if (r->needs_megatron && !af_num(x->facts, AF_MEGATRON, 1)) return false;
+  if (!r->nmodes) return true;
+  const char *job = af_str(x->facts, AF_JOB);
+  for (size_t i = 0; job && i < r->nmodes; i++)
+    if (!strcmp(r->modes[i], job)) return true;
+  return false;
+}
+
 static void eval_rule(const run_ctx *x, const ac_rule *r) {
+  if (!applies(x, r)) return;
   int ov = 0;
   bool has_ov = overridden_severity(x->cfg, r->id, &ov);
   if (has_ov && ov < 0) return;

@@ -401,7 +401,7 @@ static void compute_mode(au_facts *f) {
   bool hybrid = af_flag_on(f, "--hybrid"), fa = af_flag_on(f, "--fully-async");
   bool co = af_flag_on(f, "--colocate");
   const char *mode = hybrid ? "hybrid" : (fa && co) ? "conflict" : fa ? "fully-async"
-                     : co   ? "colocate" : "none";
+                     : co   ? "colocate" : "sync";
   af_sets(f, AF_MODE, mode);
   af_setb(f, AF_HYBRID, hybrid);
   af_setb(f, AF_FULLY_ASYNC, fa && !hybrid);
@@ -660,6 +660,7 @@ au_facts *af_compute(const sm_model *m) {
   compute_layout(f);
   compute_mode(f);
   compute_resources(f);
+  af_compute_job(f);
   compute_machines(f);
   compute_parallel_groups(f);
   af_shape s = {0};

@@ -25,6 +25,9 @@
   X(GPU, "gpu") X(GPU_DISPLAY, "gpu_display") X(GPU_ASSUMED, "gpu_assumed") X(M, "M")           \
   X(BLACKWELL, "blackwell") X(NPU, "npu") X(DEVICE, "device") X(TP, "tp") X(PP, "pp")            \
   X(CP, "cp") X(EP, "ep") X(ETP, "etp") X(ETP_SET, "etp_set") X(VPP, "vpp") X(DYN_CP, "dyn_cp")  \
+  X(JOB, "job") X(ROLLOUT_ENGINE, "rollout_engine") X(TRAINS, "trains")                         \
+  X(PREFERENCE, "preference") X(PAIR_MAX, "pair_max") X(MEGATRON, "megatron")                   \
+  X(INTENT, "intent")                                                                            \
   X(MODE, "mode") X(HYBRID, "hybrid") X(FULLY_ASYNC, "fully_async") X(COLOCATE, "colocate")      \
   X(ASYNC, "async") X(RESOURCE_OK, "resource_ok") X(RESOURCE_SHAPES_OK, "resource_shapes_ok")    \
   X(G_A, "g_a") X(G_R, "g_r") X(G_TOTAL, "g_total") X(GPUS, "gpus") X(NODES, "nodes")            \
@@ -53,7 +56,8 @@
   X(PEAK_RESIDENT, "peak_resident") X(KV_BYTES_TOKEN, "kv_bytes_token")                          \
   X(ROLLOUT_WEIGHTS, "rollout_weights") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
   X(COND_CODE, "cond_code") X(COND_SUBJECT, "cond_subject") X(COND_FLAG, "cond_flag")            \
-  X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")
+  X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")   \
+  X(COND_UNREAD, "cond_unread")
 
 typedef enum {
 #define AF_ENUM_(id, name) AF_##id,

@@ -87,6 +87,9 @@ bool af_read_shape(au_facts *f, af_shape *s);
 /* Parameter counts, static memory, activations, rollout engines, smallest fitting actor. */
 void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double usable_gib);
 
+/* facts_job.c: job, rollout_engine, trains, preference, pair_max, megatron, intent. */
+void af_compute_job(au_facts *f);
+
 /* facts_fn.c: calls function `id` (from af_fn_id). */
 bool af_call(au_facts *f, int id, const ax_value *a, size_t n, ax_value *out);
 

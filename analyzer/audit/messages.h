@@ -26,6 +26,7 @@
   X(SETTING_VARIABLE, "setting.variable", "name,value,line")                                     \
   X(COST_NOTED, "cost.noted", "cost,note")                                                       \
   X(COST_CONDITIONAL, "cost.conditional", "cost")                                                \
+  X(COST_INTENT, "cost.intent", "cost,intent")                                                   \
   X(COST_NO_TRAIN, "cost.no_train_line", "cost")                                                 \
   X(COST_BORDERLINE, "cost.borderline", "cost")                                                  \
   X(COST_BASELINE, "cost.baseline", "cost,baseline")                                             \

@@ -89,7 +89,16 @@ static inline char *fx_apply(char *text, const char *op) {
 
 /* Audits fixture rel after applying ops ("op | op | ..."); NULL when the fixture or an op
  * fails. *text_out (optional) receives the edited text. */
+static inline au_result *fx_run_as(const char *rel, const char *as, const char *ops,
+                                   const au_config *cfg, char **text_out);
 static inline au_result *fx_run(const char *rel, const char *ops, const au_config *cfg, char **text_out) {
+  return fx_run_as(rel, NULL, ops, cfg, text_out);
+}
+
+/* fx_run, auditing the edited text as if it were the file `as` in the fixture's directory (to
+ * test what a file name states); as NULL = the fixture's own name. */
+static inline au_result *fx_run_as(const char *rel, const char *as, const char *ops,
+                                   const au_config *cfg, char **text_out) {
   char *path = fx_path(rel);
   size_t len = 0;
   char *text = pd_read_file(path, 1 << 24, &len);
@@ -110,6 +119,12 @@ static inline au_result *fx_run(const char *rel, const char *ops, const au_confi
   }
   free(list);
   au_result *r = NULL;
+  if (as) {
+    char *dir = pd_path_dirname(path);
+    free(path);
+    path = pd_xasprintf("%s/%s", dir, as);
+    free(dir);
+  }
   if (text) r = au_run(path, text, strlen(text), NULL, cfg);
   if (text_out) *text_out = text;
   else free(text);

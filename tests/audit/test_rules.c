@@ -71,9 +71,9 @@ static int run_case(const char *file, int lineno, char *line, int *seen_rules, c
     return 1;
   }
   char *ops = line + used;
-  while (*ops == ' ' || *ops == '|') ops++;
   char *says[8];
   size_t nsays = take_says(ops, says, 8);
+  while (*ops == ' ' || *ops == '|') ops++;
   au_config cfg = {0};
   char gpu[64] = "";
   if (!strncmp(ops, "@gpu=", 5)) {
@@ -82,8 +82,14 @@ static int run_case(const char *file, int lineno, char *line, int *seen_rules, c
     ops += 5 + strlen(gpu);
     while (*ops == ' ' || *ops == '|') ops++;
   }
+  char as[128] = "";
+  if (!strncmp(ops, "@as=", 4)) { /* audit under another file name (what the name states) */
+    sscanf(ops + 4, "%127s", as);
+    ops += 4 + strlen(as);
+    while (*ops == ' ' || *ops == '|') ops++;
+  }
   char *text = NULL;
-  au_result *r = fx_run(fixture, ops, &cfg, &text);
+  au_result *r = fx_run_as(fixture, *as ? as : NULL, ops, &cfg, &text);
   if (!r) {
     fprintf(stderr, "%s:%d: fixture %s could not be audited\n", file, lineno, fixture);
     free(text);
@@ -137,6 +143,12 @@ static int run_case(const char *file, int lineno, char *line, int *seen_rules, c
         }
         char *fixed = ed.texts[0];
         char *path = fx_path(fixture);
+        if (*as) {
+          char *dir = pd_path_dirname(path);
+          free(path);
+          path = pd_xasprintf("%s/%s", dir, as);
+          free(dir);
+        }
         sm_reader reader = {read_edited, &ed};
         au_config cfg2 = cfg;
         cfg2.reader = &reader;

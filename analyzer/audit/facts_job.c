@@ -1,0 +1,98 @@
+/* facts_job: what kind of job the script launches, whether it runs a rollout engine, and the
+ * intent its file name or flags state. Relax has one entrypoint; the job follows from the flags
+ * the way Relax resolves its roles (relax/core/registry.py process_role and the service plan):
+ * --debug-rollout-only runs the rollout only, --debug-train-only the actor only, --loss-type sft
+ * (or --sft) an SFT producer and the actor (CPT and the preference objectives are SFT variants),
+ * everything else RL. */
+#include <string.h>
+
+#include "audit/facts_int.h"
+#include "base/alloc.h"
+#include "base/path.h"
+
+/* --loss-type / --sft-objective / --sft-training-mode -> the job kind. */
+static const char *job_kind(au_facts *f) {
+  const char *loss = af_flag_str(f, "--loss-type");
+  const char *obj = af_flag_str(f, "--sft-objective");
+  const char *train_mode = af_flag_str(f, "--sft-training-mode");
+  const char *backend = af_flag_str(f, "--train-backend");
+  bool sft = (loss && !strcmp(loss, "sft")) || af_flag_on(f, "--sft");
+  if (loss && !strcmp(loss, "dpo")) return "dpo";
+  if (loss && (!strcmp(loss, "reward_model") || !strcmp(loss, "rm"))) return "reward-model";
+  if (sft && obj && !strcmp(obj, "dpo")) return "dpo";
+  if (sft && obj && !strcmp(obj, "reward_model")) return "reward-model";
+  if (sft && train_mode && !strcmp(train_mode, "cpt")) return "cpt";
+  if (sft) return "sft";
+  if ((backend && !strcmp(backend, "fsdp")) || af_flag_has(f, "--generation-task")) return "diffusion";
+  if (af_flag_has(f, "--genrm-model-path") || af_flag_has(f, "--genrm-engine-config")) return "genrm";
+  return "rl";
+}
+
+static bool is_rl(const char *job) {
+  return !strcmp(job, "rl") || !strcmp(job, "genrm") || !strcmp(job, "diffusion");
+}
+
+/* An SFT job starts SGLang only for its periodic predictions, on the `rollout` GPUs of
+ * --resource (the controller skips the role, with a warning, when the entry is missing). */
+static bool sft_engine(au_facts *f) {
+  if (!af_flag_has(f, "--sft-predict-interval")) return false;
+  const sm_flag *res = sm_flag_get(f->m, "--resource");
+  af_note_flag(f, res);
+  if (!res || !res->json) return true; /* unresolved: Relax may well start it */
+  return json_object_get(res->json, "rollout") != NULL;
+}
+
+/* The intents a file name states: the words of its name without .sh, with the compound
+ * no-<word> kept whole ("run-x-no-sp-no-recompute" -> "no-sp,no-recompute"). */
+static char *name_intents(const char *base) {
+  static const char *const words[] = {"no-sp", "no-recompute", "no-offload", "debug", "smoke",
+                                      "test", "validation", "validate", "profile", "profiling"};
+  pd_buf b = {0};
+  size_t n = strlen(base);
+  if (n > 3 && !strcmp(base + n - 3, ".sh")) n -= 3;
+  for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+    size_t k = strlen(words[w]);
+    for (size_t i = 0; i + k <= n; i++) {
+      bool start = i == 0 || base[i - 1] == '-' || base[i - 1] == '_' || base[i - 1] == '.';
+      bool end = i + k == n || base[i + k] == '-' || base[i + k] == '_' || base[i + k] == '.';
+      if (start && end && !strncmp(base + i, words[w], k)) {
+        pd_buf_printf(&b, "%s%s", b.len ? "," : "", words[w]);
+        break;
+      }
+    }
+  }
+  return b.data ? pd_buf_take(&b) : pd_xstrdup("");
+}
+
+void af_compute_job(au_facts *f) {
+  af_begin(f);
+  const char *job = job_kind(f);
+  af_sets(f, AF_JOB, job);
+  af_begin(f);
+  job_kind(f);
+  bool rollout_only = af_flag_on(f, "--debug-rollout-only");
+  bool train_only = af_flag_on(f, "--debug-train-only");
+  bool engine = !train_only && (is_rl(job) || (strcmp(job, "dpo") && strcmp(job, "reward-model") &&
+                                               sft_engine(f)));
+  af_setb(f, AF_ROLLOUT_ENGINE, engine || rollout_only);
+  af_setb(f, AF_TRAINS, !rollout_only);
+  af_begin(f);
+  bool pref = !strcmp(job_kind(f), "dpo") || !strcmp(job_kind(f), "reward-model");
+  af_setb(f, AF_PREFERENCE, pref);
+  /* a preference pair is packed as one unit: both prompt+answer copies, each capped */
+  double pml = pref ? af_flag_num(f, "--preference-max-length", NAN) : NAN;
+  af_setu(f, AF_PAIR_MAX, 2 * pml);
+  af_begin(f);
+  const char *backend = af_flag_str(f, "--train-backend");
+  af_setb(f, AF_MEGATRON, !backend || !strcmp(backend, "megatron"));
+  af_begin(f);
+  const sm_model *m = f->m;
+  char *intents = name_intents(pd_path_base(m->nfiles ? m->files[0].path : ""));
+  if ((rollout_only || train_only) && !strstr(intents, "debug")) {
+    char *more = pd_xasprintf("%s%sdebug", intents, *intents ? "," : "");
+    free(intents);
+    intents = more;
+  }
+  af_sets(f, AF_INTENT, intents);
+  free(intents);
+}
