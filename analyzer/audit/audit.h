@@ -108,6 +108,9 @@ bool au_reports_condition(const au_result *r, const char *code);
 
 /* Renderers. Each returns a fresh string / new JSON reference. */
 char *au_report_markdown(const au_result *r, const char *lang);
+/* The markdown note that lists files a directory run skipped as not launch scripts (files: a
+ * comma-separated list). Caller frees. */
+char *au_skipped_note(const au_rules *rules, const char *files, const char *lang);
 json_t *au_report_json(const au_result *r);
 json_t *au_report_sarif(au_result *const *rs, size_t n);
 

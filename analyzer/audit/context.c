@@ -24,7 +24,9 @@ json_t *au_context_json(const sm_model *m, const au_facts *f) {
   json_t *own = sm_to_json(m), *o = json_object();
   json_object_set(o, "script", json_object_get(own, "script"));
   json_object_set(o, "model", json_object_get(own, "model"));
-  json_object_set_new(o, "arch", json_string(af_num(f, AF_MOE, 0) ? "moe" : "dense"));
+  json_object_set_new(o, "arch", json_string(!af_num(f, AF_ARCH_KNOWN, 0) ? "unknown"
+                                             : af_num(f, AF_MOE, 0)   ? "moe"
+                                                                      : "dense"));
   static const struct {
     const char *key;
     af_id id;

@@ -91,15 +91,26 @@ static char *msg(const run_ctx *x, au_msg_id id, const ax_value *args) {
 
 /* The Setting line: the flag with its values and where it is set. */
 static char *setting_text(const run_ctx *x, const sm_flag *fl, const char *flag_name) {
+  const sm_model *m = x->m;
   if (!fl) {
     if (!flag_name) return msg(x, AU_MSG_SETTING_WHOLE, NULL);
     ax_value a = ax_str(flag_name);
     return msg(x, AU_MSG_SETTING_NOT_SET, &a);
   }
-  const sm_model *m = x->m;
   pd_buf v = {0}, place = {0};
   pd_buf_printf(&v, "`%s", fl->name);
-  for (size_t i = 0; i < fl->nvalues && i < 8; i++) pd_buf_printf(&v, " %s", fl->values[i].text);
+  const char *unset = NULL; /* an unset variable shows as written, `${NAME}`, not as nothing */
+  for (size_t i = 0; i < fl->nvalues && i < 8; i++) {
+    const sm_value *val = &fl->values[i];
+    const sm_file *src = val->file >= 0 && (size_t)val->file < m->nfiles ? &m->files[val->file] : NULL;
+    if (val->unset_var && src && val->range.end_byte <= src->len) {
+      pd_buf_putc(&v, ' ');
+      pd_buf_append(&v, src->text + val->range.start_byte, val->range.end_byte - val->range.start_byte);
+      if (!unset) unset = val->unset_var;
+    } else {
+      pd_buf_printf(&v, " %s", val->text);
+    }
+  }
   if (fl->nvalues > 8) pd_buf_puts(&v, " …");
   pd_buf_puts(&v, "`");
   const char *path = fl->file >= 0 && (size_t)fl->file < m->nfiles ? m->files[fl->file].path : "";
@@ -109,6 +120,8 @@ static char *setting_text(const run_ctx *x, const sm_flag *fl, const char *flag_
   ax_value group = ax_str(fl->group);
   if (fl->group) au_msg_append(&place, x->rules->msgs, AU_MSG_SETTING_GROUP, x->lang, x->env, &group);
   if (fl->conditional) au_msg_append(&place, x->rules->msgs, AU_MSG_SETTING_CONDITIONAL, x->lang, x->env, NULL);
+  ax_value un = ax_str(unset);
+  if (unset) au_msg_append(&place, x->rules->msgs, AU_MSG_SETTING_UNSET, x->lang, x->env, &un);
   ax_value w[2] = {ax_str(v.data), ax_str(place.data)};
   char *s = msg(x, AU_MSG_SETTING_WHERE, w);
   pd_buf_free(&v);

@@ -321,9 +321,20 @@ static const char *similar_name(const sm_model *m, const sm_condition *c) {
   return best;
 }
 
+/* The first sourced file the model could not read or follow (shown as the condition shows it):
+ * what a variable or array the script never sets may come from. */
+static const char *unread_source(const sm_model *m) {
+  for (size_t i = 0; i < m->nconds; i++) {
+    const char *code = m->conds[i].code;
+    if (pd_str_starts(code, "source-") && strcmp(code, "source-cycle") && m->conds[i].subject)
+      return m->conds[i].subject;
+  }
+  return NULL;
+}
+
 void af_condition(au_facts *f, const sm_condition *c) {
-  static const af_id ids[] = {AF_COND_CODE, AF_COND_SUBJECT, AF_COND_FLAG, AF_COND_SIMILAR,
-                              AF_COND_MISSING, AF_COND_MESSAGE};
+  static const af_id ids[] = {AF_COND_CODE,    AF_COND_SUBJECT, AF_COND_FLAG,  AF_COND_SIMILAR,
+                              AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -333,6 +344,7 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_set(f, AF_COND_SIMILAR, ax_str(similar_name(f->m, c)));
   af_setb(f, AF_COND_MISSING, c->missing);
   af_set(f, AF_COND_MESSAGE, ax_str(c->message));
+  af_set(f, AF_COND_UNREAD, ax_str(unread_source(f->m)));
 }
 
 /* ---- derivation ----
@@ -496,11 +508,30 @@ static void compute_machines(au_facts *f) {
   af_setu(f, AF_GPUS_PER_NODE, per);
 }
 
+/* a / b as a group count: null unless b divides a (no "DP 2.67" from a layout Megatron rejects) */
+static double group_count(double a, double b) {
+  double q = a / b;
+  return isfinite(q) && q >= 1 && q == floor(q) ? q : NAN;
+}
+
 static void compute_parallel_groups(au_facts *f) {
   af_begin(f);
-  af_setu(f, AF_DP, af_input(f, AF_G_A) / (af_input(f, AF_TP) * af_input(f, AF_PP) * af_input(f, AF_CP)));
+  double ga = af_input(f, AF_G_A), tp = af_input(f, AF_TP), pp = af_input(f, AF_PP);
+  double cp = af_input(f, AF_CP);
+  af_setu(f, AF_DP, group_count(ga, tp * pp * cp));
   af_begin(f);
-  af_setu(f, AF_EDP, af_input(f, AF_G_A) / (af_input(f, AF_ETP) * af_input(f, AF_EP) * af_input(f, AF_PP)));
+  ga = af_input(f, AF_G_A);
+  double etp = af_input(f, AF_ETP), ep = af_input(f, AF_EP);
+  pp = af_input(f, AF_PP);
+  af_setu(f, AF_EDP, group_count(ga, etp * ep * pp));
+  /* invalid only when every number is known and the grid does not divide the actor GPUs */
+  af_begin(f);
+  ga = af_input(f, AF_G_A);
+  double dense = af_input(f, AF_TP) * af_input(f, AF_PP) * af_input(f, AF_CP);
+  double expert = af_input(f, AF_ETP) * af_input(f, AF_EP) * af_input(f, AF_PP);
+  bool known = isfinite(ga) && isfinite(dense) && isfinite(expert);
+  af_setb(f, AF_LAYOUT_VALID, !known || (isfinite(group_count(ga, dense)) &&
+                                         isfinite(group_count(ga, expert))));
   set_flag_num(f, AF_GPE, "--rollout-num-gpus-per-engine", 1);
   af_begin(f);
   af_setu(f, AF_ENGINES, floor(af_input(f, AF_G_R) / af_input(f, AF_GPE)));
@@ -653,6 +684,18 @@ static void compute_runtime(au_facts *f) {
   af_setb(f, AF_SP, af_flag_on(f, "--sequence-parallel") && af_input(f, AF_TP) > 1);
 }
 
+/* Why the memory estimate was not made, as a code the report words (md.memory_skipped.<code>);
+ * NULL when it was made. */
+static const char *memory_skipped(au_facts *f, bool shape_ok, bool layout_ok) {
+  if (!af_num(f, AF_TRAINS, 1)) return "no-training";
+  if (!af_num(f, AF_MEGATRON, 1)) return "backend";
+  if (!shape_ok) return "architecture";
+  if (isnan(af_num(f, AF_M, NAN))) return "device";
+  if (!layout_ok) return "layout";
+  if (isnan(af_num(f, AF_PEAK, NAN))) return "inputs";
+  return NULL;
+}
+
 au_facts *af_compute(const sm_model *m) {
   au_facts *f = pd_xcalloc(1, sizeof *f);
   f->m = m;
@@ -666,12 +709,17 @@ au_facts *af_compute(const sm_model *m) {
   af_shape s = {0};
   bool shape_ok = af_read_shape(f, &s);
   compute_modality(f);
+  af_compute_layout_fixes(f);
   compute_batching(f);
   af_mem_cfg mc = compute_optimizer(f);
   compute_runtime(f);
   bool layout_ok = !isnan(mc.tp) && !isnan(mc.pp) && !isnan(mc.cp) && !isnan(mc.ep) &&
-                   !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0;
+                   !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0 &&
+                   af_num(f, AF_LAYOUT_VALID, 1);
   if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g ? g->usable_gib : NAN);
+  af_begin(f);
+  af_setb(f, AF_ARCH_KNOWN, shape_ok);
+  af_sets(f, AF_MEMORY_SKIPPED, memory_skipped(f, shape_ok, layout_ok));
   af_begin(f);
   return f;
 }

@@ -27,12 +27,13 @@
   X(CP, "cp") X(EP, "ep") X(ETP, "etp") X(ETP_SET, "etp_set") X(VPP, "vpp") X(DYN_CP, "dyn_cp")  \
   X(JOB, "job") X(ROLLOUT_ENGINE, "rollout_engine") X(TRAINS, "trains")                         \
   X(PREFERENCE, "preference") X(PAIR_MAX, "pair_max") X(MEGATRON, "megatron")                   \
-  X(INTENT, "intent")                                                                            \
+  X(INTENT, "intent") X(ARCH_KNOWN, "arch_known") X(MEMORY_SKIPPED, "memory_skipped")           \
   X(MODE, "mode") X(HYBRID, "hybrid") X(FULLY_ASYNC, "fully_async") X(COLOCATE, "colocate")      \
   X(ASYNC, "async") X(RESOURCE_OK, "resource_ok") X(RESOURCE_SHAPES_OK, "resource_shapes_ok")    \
   X(G_A, "g_a") X(G_R, "g_r") X(G_TOTAL, "g_total") X(GPUS, "gpus") X(NODES, "nodes")            \
   X(GPUS_PER_NODE, "gpus_per_node") X(G_NODE, "g_node") X(G_NODE_SET, "g_node_set")              \
-  X(NAME_GPUS, "name_gpus") X(DP, "dp") X(EDP, "edp") X(GPE, "gpe") X(ENGINES, "engines")        \
+  X(NAME_GPUS, "name_gpus") X(LAYOUT_VALID, "layout_valid") X(TP_LO, "tp_lo") X(TP_HI, "tp_hi") X(PP_LO, "pp_lo")  \
+  X(PP_HI, "pp_hi") X(CP_LO, "cp_lo") X(CP_HI, "cp_hi") X(DP, "dp") X(EDP, "edp") X(GPE, "gpe") X(ENGINES, "engines")        \
   X(SPP, "spp") X(ROLLOUT_RATIO, "rollout_ratio") X(MOE, "moe") X(E, "E") X(TOPK, "topk")        \
   X(L, "L") X(H, "h") X(F, "F") X(FE, "Fe") X(FS, "Fs") X(HEADS, "heads") X(GROUPS, "groups")    \
   X(KVC, "kvc") X(V, "V") X(TIED, "tied") X(MOE_LAYERS, "moe_layers") X(L_ATTN, "L_attn")        \

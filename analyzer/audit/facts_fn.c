@@ -6,7 +6,8 @@
  * note('--x') (a NOTE explains it), env('NAME') / train_env('NAME') (script environment /
  * --train-env-vars), json_has('--x', 'key'), json_num('--x', 'key'). Numeric and string
  * helpers: min, max, ceil, floor, abs, log2, pow2ceil, gcd, in(x, a, b, ...), contains(s, sub),
- * startswith(s, p), def(x, fallback), known(x), fixed(x, digits) (x with that many decimals). */
+ * startswith(s, p), def(x, fallback), known(x), fixed(x, digits) (x with that many decimals),
+ * alts(a, b) ("a or b" of the known ones), nearest(x, lo, hi) (the one nearer to x). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "audit/facts_int.h"
 #include "base/alloc.h"
 #include "base/str.h"
+#include "audit/template.h"
 
 typedef ax_value (*fn_impl)(au_facts *f, const ax_value *a, size_t n);
 
@@ -236,6 +238,27 @@ static ax_value fn_fixed(au_facts *f, const ax_value *a, size_t n) {
   return ax_str(af_own(f, pd_xasprintf("%.*f", (int)a[1].num, a[0].num)));
 }
 
+/* alts(a, b): "a or b", "a" or "b" (whichever is known), null when neither: the candidates of
+ * a fix in words. */
+static ax_value fn_alts(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  bool x = a[0].kind != AX_NULL, y = a[1].kind != AX_NULL;
+  if (!x && !y) return ax_null();
+  pd_buf b = {0};
+  if (x) at_format_value(&b, a[0]);
+  if (x && y) pd_buf_puts(&b, " or ");
+  if (y) at_format_value(&b, a[1]);
+  return ax_str(af_own(f, pd_buf_take(&b)));
+}
+
+/* nearest(x, lo, hi): of lo and hi (either may be null) the one nearer to x; hi on a tie. */
+static ax_value fn_nearest(au_facts *f, const ax_value *a, size_t n) {
+  (void)f, (void)n;
+  bool lo = a[1].kind == AX_NUM, hi = a[2].kind == AX_NUM;
+  if (!lo || !hi || a[0].kind != AX_NUM) return hi ? a[2] : lo ? a[1] : ax_null();
+  return a[2].num - a[0].num <= a[0].num - a[1].num ? a[2] : a[1];
+}
+
 /* ---- the table ---- */
 
 #define MANY 16
@@ -258,7 +281,8 @@ static const struct {
     {"gcd", 2, 2, fn_gcd},          {"in", 2, MANY, fn_in},
     {"contains", 2, 2, fn_contains}, {"startswith", 2, 2, fn_startswith},
     {"def", 2, 2, fn_def},          {"known", 1, 1, fn_known},
-    {"fixed", 2, 2, fn_fixed},
+    {"fixed", 2, 2, fn_fixed},      {"alts", 2, 2, fn_alts},
+    {"nearest", 3, 3, fn_nearest},
 };
 
 #define NFNS (sizeof fns / sizeof fns[0])

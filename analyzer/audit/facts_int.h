@@ -90,6 +90,9 @@ void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double us
 /* facts_job.c: job, rollout_engine, trains, preference, pair_max, megatron, intent. */
 void af_compute_job(au_facts *f);
 
+/* facts_layout.c: tp_lo/tp_hi, pp_lo/pp_hi, cp_lo/cp_hi (needs the layout and the shape). */
+void af_compute_layout_fixes(au_facts *f);
+
 /* facts_fn.c: calls function `id` (from af_fn_id). */
 bool af_call(au_facts *f, int id, const ax_value *a, size_t n, ax_value *out);
 

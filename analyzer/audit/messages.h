@@ -23,6 +23,7 @@
   X(SETTING_FILE_LINE, "setting.file_line", "file,line")                                         \
   X(SETTING_GROUP, "setting.group", "group")                                                     \
   X(SETTING_CONDITIONAL, "setting.conditional", "")                                              \
+  X(SETTING_UNSET, "setting.unset", "name")                                                      \
   X(SETTING_VARIABLE, "setting.variable", "name,value,line")                                     \
   X(COST_NOTED, "cost.noted", "cost,note")                                                       \
   X(COST_CONDITIONAL, "cost.conditional", "cost")                                                \
@@ -47,6 +48,15 @@
   X(FIX_SEP, "fix.separator", "")                                                                \
   X(FIX_TITLE, "fix.title", "rule,title")                                                        \
   X(MD_TITLE, "md.title", "script")                                                              \
+  X(NOT_LAUNCH, "not_launch_script", "")                                                         \
+  X(MD_MEM_SKIPPED, "md.memory_skipped", "reason")                                              \
+  X(MEM_SKIP_NO_TRAINING, "memory_skipped.no-training", "")                                      \
+  X(MEM_SKIP_BACKEND, "memory_skipped.backend", "")                                              \
+  X(MEM_SKIP_ARCH, "memory_skipped.architecture", "")                                            \
+  X(MEM_SKIP_DEVICE, "memory_skipped.device", "")                                                \
+  X(MEM_SKIP_LAYOUT, "memory_skipped.layout", "")                                                \
+  X(MEM_SKIP_INPUTS, "memory_skipped.inputs", "")                                                \
+  X(MD_SKIPPED, "md.skipped", "files")                                                           \
   X(MD_CONTEXT, "md.context", "")                                                                \
   X(MD_CONTEXT_GPUS, "md.context.gpus", "")                                                      \
   X(MD_CONTEXT_NO_GPUS, "md.context.no_gpus", "")                                                \

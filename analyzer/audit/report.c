@@ -65,8 +65,28 @@ static void finding_md(md_out *o, const au_finding *f) {
   md(o, AU_MSG_MD_FINDING, a);
 }
 
+/* Why the memory estimate is missing, when it is: said before the memory findings. */
+static bool memory_skipped(md_out *o, const au_result *r) {
+  static const struct {
+    const char *code;
+    au_msg_id id;
+  } reasons[] = {{"no-training", AU_MSG_MEM_SKIP_NO_TRAINING}, {"backend", AU_MSG_MEM_SKIP_BACKEND},
+                 {"architecture", AU_MSG_MEM_SKIP_ARCH},       {"device", AU_MSG_MEM_SKIP_DEVICE},
+                 {"layout", AU_MSG_MEM_SKIP_LAYOUT},           {"inputs", AU_MSG_MEM_SKIP_INPUTS}};
+  const char *code = af_str(r->facts, AF_MEMORY_SKIPPED);
+  for (size_t i = 0; code && i < sizeof reasons / sizeof *reasons; i++) {
+    if (strcmp(code, reasons[i].code)) continue;
+    char *why = au_msg(o->ms, reasons[i].id, o->lang, &o->env, NULL);
+    ax_value a = ax_str(why);
+    md(o, AU_MSG_MD_MEM_SKIPPED, &a);
+    free(why);
+    return true;
+  }
+  return false;
+}
+
 /* Config errors stop the job from starting: they lead the performance section. */
-static void md_findings(md_out *o, const au_result *r, bool memory) {
+static void md_findings(md_out *o, const au_result *r, bool memory, bool said) {
   size_t shown = 0;
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < r->nfindings; i++) {
@@ -76,7 +96,7 @@ static void md_findings(md_out *o, const au_result *r, bool memory) {
       finding_md(o, f);
       shown++;
     }
-  if (!shown) md(o, AU_MSG_MD_NONE, NULL);
+  if (!shown && !said) md(o, AU_MSG_MD_NONE, NULL);
 }
 
 char *au_report_markdown(const au_result *r, const char *lang) {
@@ -85,11 +105,16 @@ char *au_report_markdown(const au_result *r, const char *lang) {
   const sm_model *m = r->model;
   ax_value script = ax_str(pd_path_base(m && m->nfiles ? m->files[0].path : "script"));
   md(&o, AU_MSG_MD_TITLE, &script);
+  if (!m->launch_script) {
+    md(&o, AU_MSG_NOT_LAUNCH, NULL);
+    pd_buf_puts(&b, ".\n");
+    return pd_buf_take(&b);
+  }
   context_line(&o, r);
   md(&o, AU_MSG_MD_PERFORMANCE, NULL);
-  md_findings(&o, r, false);
+  md_findings(&o, r, false, false);
   md(&o, AU_MSG_MD_MEMORY, NULL);
-  md_findings(&o, r, true);
+  md_findings(&o, r, true, memory_skipped(&o, r));
   size_t n[3];
   count(r, n);
   ax_value counts[3] = {ax_num((double)n[AU_CRITICAL]), ax_num((double)n[AU_WARN]), ax_num((double)n[AU_INFO])};
@@ -102,6 +127,11 @@ char *au_report_markdown(const au_result *r, const char *lang) {
     md(&o, AU_MSG_MD_TOP_NONE, NULL);
   }
   return pd_buf_take(&b);
+}
+
+char *au_skipped_note(const au_rules *rules, const char *files, const char *lang) {
+  ax_value a = ax_str(files);
+  return au_msg(au_rules_messages(rules), AU_MSG_MD_SKIPPED, lang, NULL, &a);
 }
 
 /* ---- JSON ---- */
@@ -163,6 +193,13 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
 
 json_t *au_report_json(const au_result *r) {
   const sm_model *m = r->model;
+  if (!m->launch_script) {
+    ax_env env = af_env(r->facts);
+    char *why = au_msg(au_rules_messages(r->rules), AU_MSG_NOT_LAUNCH, "en", &env, NULL);
+    json_t *o = json_pack("{s:s, s:b, s:s}", "file", file_path(m, 0), "launch_script", 0, "note", why);
+    free(why);
+    return o;
+  }
   json_t *ctx = au_context_json(m, r->facts);
   json_object_del(ctx, "flags");
   json_object_del(ctx, "arrays");
@@ -190,6 +227,7 @@ json_t *au_report_json(const au_result *r) {
   for (size_t i = 0; i < r->nerrors; i++) json_array_append_new(errs, json_string(r->errors[i]));
   json_t *o = json_object();
   json_object_set_new(o, "file", json_string(file_path(m, 0)));
+  json_object_set_new(o, "launch_script", json_true());
   json_object_set_new(o, "context", ctx);
   json_object_set_new(o, "findings", arr);
   json_object_set_new(o, "summary", summary);

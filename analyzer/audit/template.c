@@ -88,6 +88,12 @@ at_tpl *at_compile(const char *src, ax_resolver resolve, void *ctx, char **err) 
 }
 
 void at_format_value(pd_buf *b, ax_value v) {
+  /* A rule text should guard its unknowns (known(x)); if one slips through, say it in a word,
+   * never "?" or "nan". */
+  if (v.kind == AX_NULL || (v.kind == AX_NUM && !isfinite(v.num))) {
+    pd_buf_puts(b, "unknown");
+    return;
+  }
   switch (v.kind) {
   case AX_NUM:
     if (fabs(v.num) >= 1e15) pd_buf_printf(b, "%.3g", v.num);
@@ -97,7 +103,7 @@ void at_format_value(pd_buf *b, ax_value v) {
     break;
   case AX_BOOL: pd_buf_puts(b, v.b ? "true" : "false"); break;
   case AX_STR: pd_buf_puts(b, v.str); break;
-  default: pd_buf_putc(b, '?'); break;
+  default: break;
   }
 }
 

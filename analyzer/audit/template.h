@@ -22,7 +22,8 @@ void at_free(at_tpl *t);
 const char *at_source(const at_tpl *t);
 /* Appends the rendered text to b. *unknown (may be NULL) is set when a part was null. */
 void at_render(pd_buf *b, const at_tpl *t, const ax_env *env, bool *unknown);
-/* A value as templates print it: integers whole, others with three significant digits. */
+/* A value as templates print it: integers whole, others with three significant digits; null,
+ * NaN and infinities as "unknown". */
 void at_format_value(pd_buf *b, ax_value v);
 
 #endif

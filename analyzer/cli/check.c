@@ -2,6 +2,7 @@
  * Exit status: 0 = nothing at or above --fail-on, 1 = something is, 2 = usage or I/O error. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +73,32 @@ static const char *default_lang(void) {
   return "en";
 }
 
-int pd_cmd_check(int argc, char **argv) {
-  const char *format = "md", *lang = NULL, *fail_on = "critical";
-  au_config cfg = {0};
-  strv inputs = {0};
+/* The note after a directory's reports: the files skipped as not launch scripts. */
+static void print_skipped(const strv *skipped, const au_rules *rules, bool after, const char *lang) {
+  pd_buf list = {0};
+  for (size_t i = 0; i < skipped->n; i++)
+    pd_buf_printf(&list, "%s%s", i ? ", " : "", skipped->items[i]);
+  char *note = au_skipped_note(rules, list.data, lang);
+  fputs(after ? "\n" : "", stdout);
+  fputs(note, stdout);
+  free(note);
+  pd_buf_free(&list);
+}
+
+typedef struct {
+  const char *format, *lang;
+  int fail_level;
+  au_config cfg;
+  strv inputs; /* borrowed from argv */
+} check_opts;
+
+/* Parses argv into o. Returns -1 to go on, else the exit status (0 for --help). */
+static int parse_args(int argc, char **argv, check_opts *o) {
+  static const char *const opts[] = {"--format", "--lang", "--gpu", "--fail-on", "--rules",
+                                     "--model-config-dir"};
+  const char *fail_on = "critical";
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    const char *opts[] = {"--format", "--lang", "--gpu", "--fail-on", "--rules", "--model-config-dir"};
+    const char *a = argv[i], *val = NULL;
     int which = -1;
     for (int k = 0; k < 6; k++) {
       size_t n = strlen(opts[k]);
@@ -90,135 +109,171 @@ int pd_cmd_check(int argc, char **argv) {
         break;
       }
     }
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      check_usage(stdout);
-      free(inputs.items);
-      return 0;
-    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return check_usage(stdout), 0;
     if (which < 0 && a[0] == '-' && a[1]) {
       fprintf(stderr, "perf-doctor check: unknown option %s\n", a);
-      check_usage(stderr);
-      free(inputs.items);
-      return 2;
+      return check_usage(stderr), 2;
     }
-    if (which >= 0 && !val) {
-      fprintf(stderr, "perf-doctor check: %s needs a value\n", a);
-      free(inputs.items);
-      return 2;
-    }
+    if (which >= 0 && !val) return fprintf(stderr, "perf-doctor check: %s needs a value\n", a), 2;
     switch (which) {
-    case 0: format = val; break;
-    case 1: lang = val; break;
-    case 2: cfg.gpu = val; break;
+    case 0: o->format = val; break;
+    case 1: o->lang = val; break;
+    case 2: o->cfg.gpu = val; break;
     case 3: fail_on = val; break;
-    case 4: cfg.extra_rules = val; break;
-    case 5: cfg.model_config_dir = val; break;
-    default: *PD_PUSH(inputs.items, inputs.n, inputs.cap) = (char *)a;
+    case 4: o->cfg.extra_rules = val; break;
+    case 5: o->cfg.model_config_dir = val; break;
+    default: *PD_PUSH(o->inputs.items, o->inputs.n, o->inputs.cap) = (char *)a;
     }
   }
-  int fail_level = !strcmp(fail_on, "critical") ? AU_CRITICAL : !strcmp(fail_on, "warn") ? AU_WARN
-                   : !strcmp(fail_on, "info") ? AU_INFO : -1;
-  if (!lang) lang = default_lang();
-  if (fail_level < 0 || (strcmp(format, "md") && strcmp(format, "json") && strcmp(format, "sarif")) ||
-      (strcmp(lang, "en") && strcmp(lang, "zh")) || !inputs.n) {
-    check_usage(stderr);
-    free(inputs.items);
-    return 2;
-  }
-  cfg.lang = lang;
+  o->fail_level = !strcmp(fail_on, "critical") ? AU_CRITICAL : !strcmp(fail_on, "warn") ? AU_WARN
+                  : !strcmp(fail_on, "info") ? AU_INFO : -1;
+  if (!o->lang) o->lang = default_lang();
+  if (o->fail_level < 0 || (strcmp(o->format, "md") && strcmp(o->format, "json") &&
+                            strcmp(o->format, "sarif")) ||
+      (strcmp(o->lang, "en") && strcmp(o->lang, "zh")) || !o->inputs.n)
+    return check_usage(stderr), 2;
+  o->cfg.lang = o->lang;
   pd_device custom;
-  if (cfg.gpu && !pd_device_find(cfg.gpu, &custom)) {
-    fprintf(stderr, "perf-doctor check: unknown GPU '%s' (known:", cfg.gpu);
+  if (o->cfg.gpu && !pd_device_find(o->cfg.gpu, &custom)) {
+    fprintf(stderr, "perf-doctor check: unknown GPU '%s' (known:", o->cfg.gpu);
     for (size_t i = 0; i < pd_device_count(); i++)
       fprintf(stderr, "%s %s", i ? "," : "", pd_device_at(i)->id);
     fputs(")\n", stderr);
-    free(inputs.items);
     return 2;
   }
+  return -1;
+}
 
+/* The files to audit: each input file, and the scripts under each input directory. named[i]
+ * (caller frees) says files[i] was given by name. Sets *status to 2 for an input not found. */
+static strv expand_inputs(const strv *inputs, bool **named, int *status) {
   strv files = {0};
-  int status = 0;
-  for (size_t i = 0; i < inputs.n; i++) {
+  size_t named_cap = 0, nnamed = 0;
+  *named = NULL;
+  for (size_t i = 0; i < inputs->n; i++) {
     struct stat st;
-    if (stat(inputs.items[i], &st) != 0) {
-      fprintf(stderr, "perf-doctor check: %s: %s\n", inputs.items[i], strerror(errno));
-      status = 2;
-    } else if (S_ISDIR(st.st_mode)) {
+    bool dir = false;
+    if (stat(inputs->items[i], &st) != 0) {
+      fprintf(stderr, "perf-doctor check: %s: %s\n", inputs->items[i], strerror(errno));
+      *status = 2;
+    } else if ((dir = S_ISDIR(st.st_mode))) {
       size_t before = files.n;
-      collect_scripts(&files, inputs.items[i], 0);
-      if (files.n == before) fprintf(stderr, "perf-doctor check: %s: no *.sh scripts\n", inputs.items[i]);
+      collect_scripts(&files, inputs->items[i], 0);
+      if (files.n == before) fprintf(stderr, "perf-doctor check: %s: no *.sh scripts\n", inputs->items[i]);
     } else {
-      *PD_PUSH(files.items, files.n, files.cap) = pd_xstrdup(inputs.items[i]);
+      *PD_PUSH(files.items, files.n, files.cap) = pd_xstrdup(inputs->items[i]);
     }
+    while (nnamed < files.n) *PD_PUSH(*named, nnamed, named_cap) = !dir;
   }
-  free(inputs.items);
+  return files;
+}
+
+/* Audits file i; NULL when it cannot be read or is a directory's non-launch file (then added to
+ * skipped). Raises *status for errors (2) and findings at the fail level (1). */
+static au_result *audit_one(const check_opts *o, const char *file, bool named, strv *skipped,
+                            int *status) {
+  size_t len = 0;
+  char *text = pd_read_file(file, PD_MAX_FILE_BYTES, &len);
+  if (!text) {
+    fprintf(stderr, "perf-doctor check: %s: %s\n", file, pd_read_error(errno));
+    *status = 2;
+    return NULL;
+  }
+  au_result *r = au_run(file, text, len, NULL, &o->cfg);
+  free(text);
+  if (!r->model->launch_script && !named) { /* found in a directory: skipped, with a note */
+    *PD_PUSH(skipped->items, skipped->n, skipped->cap) = pd_xstrdup(file);
+    au_result_free(r);
+    return NULL;
+  }
+  if (!r->model->launch_script) *status = 2; /* named: there is nothing to audit in it */
+  for (size_t k = 0; k < r->nerrors; k++) {
+    fprintf(stderr, "perf-doctor check: %s\n", r->errors[k]);
+    *status = 2;
+  }
+  for (size_t k = 0; k < r->nfindings && *status != 2; k++)
+    if ((int)r->findings[k].severity >= o->fail_level) *status = 1;
+  return r;
+}
+
+static void print_json(const check_opts *o, au_result **results, size_t nres, const strv *skipped) {
+  json_t *doc;
+  if (!strcmp(o->format, "sarif")) {
+    doc = au_report_sarif(results, nres);
+  } else if (nres == 1 && !skipped->n) {
+    doc = au_report_json(results[0]);
+  } else {
+    doc = json_array();
+    for (size_t i = 0; i < nres; i++) json_array_append_new(doc, au_report_json(results[i]));
+    for (size_t i = 0; i < skipped->n; i++)
+      json_array_append_new(doc, json_pack("{s:s, s:b, s:b}", "file", skipped->items[i],
+                                           "launch_script", 0, "skipped", 1));
+  }
+  char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  if (s) {
+    fputs(s, stdout);
+    fputc('\n', stdout);
+    free(s);
+  }
+  json_decref(doc);
+}
+
+static void strv_free_all(strv *v) {
+  for (size_t i = 0; i < v->n; i++) free(v->items[i]);
+  free(v->items);
+}
+
+int pd_cmd_check(int argc, char **argv) {
+  check_opts o = {.format = "md"};
+  int status = parse_args(argc, argv, &o);
+  if (status >= 0) {
+    free(o.inputs.items);
+    return status;
+  }
+  status = 0;
+  bool *named;
+  strv files = expand_inputs(&o.inputs, &named, &status);
+  free(o.inputs.items);
 
   /* The catalog is compiled once for all the scripts of this call. */
   char **rule_errors = NULL;
   size_t nrule_errors = 0;
-  au_rules *rules = au_rules_load(cfg.extra_rules, &rule_errors, &nrule_errors);
+  au_rules *rules = au_rules_load(o.cfg.extra_rules, &rule_errors, &nrule_errors);
   for (size_t k = 0; k < nrule_errors; k++) {
     fprintf(stderr, "perf-doctor check: %s\n", rule_errors[k]);
     free(rule_errors[k]);
     status = 2;
   }
   free(rule_errors);
-  cfg.rules = rules;
+  o.cfg.rules = rules;
   /* the scripts of one call source the same entrypoint and model configs: parse those once */
-  cfg.cache = sm_cache_new();
+  o.cfg.cache = sm_cache_new();
 
   au_result **results = pd_xcalloc(files.n ? files.n : 1, sizeof *results);
+  strv skipped = {0};
   size_t nres = 0;
   for (size_t i = 0; i < files.n; i++) {
-    size_t len = 0;
-    char *text = pd_read_file(files.items[i], PD_MAX_FILE_BYTES, &len);
-    if (!text) {
-      fprintf(stderr, "perf-doctor check: %s: %s\n", files.items[i], pd_read_error(errno));
-      status = 2;
-      continue;
-    }
-    au_result *r = au_run(files.items[i], text, len, NULL, &cfg);
-    free(text);
-    for (size_t k = 0; k < r->nerrors; k++) {
-      fprintf(stderr, "perf-doctor check: %s\n", r->errors[k]);
-      status = 2;
-    }
-    for (size_t k = 0; k < r->nfindings && status != 2; k++)
-      if ((int)r->findings[k].severity >= fail_level) status = 1;
-    results[nres++] = r;
+    au_result *r = audit_one(&o, files.items[i], named[i], &skipped, &status);
+    if (r) results[nres++] = r;
   }
-
-  if (!strcmp(format, "md")) {
+  if (!strcmp(o.format, "md")) {
     for (size_t i = 0; i < nres; i++) {
-      char *md = au_report_markdown(results[i], lang);
+      char *md = au_report_markdown(results[i], o.lang);
       fputs(md, stdout);
       if (i + 1 < nres) fputs("\n", stdout);
       free(md);
     }
+    if (skipped.n) print_skipped(&skipped, rules, nres > 0, o.lang);
   } else {
-    json_t *doc;
-    if (!strcmp(format, "sarif")) {
-      doc = au_report_sarif(results, nres);
-    } else if (nres == 1) {
-      doc = au_report_json(results[0]);
-    } else {
-      doc = json_array();
-      for (size_t i = 0; i < nres; i++) json_array_append_new(doc, au_report_json(results[i]));
-    }
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (s) {
-      fputs(s, stdout);
-      fputc('\n', stdout);
-      free(s);
-    }
-    json_decref(doc);
+    print_json(&o, results, nres, &skipped);
   }
   for (size_t i = 0; i < nres; i++) au_result_free(results[i]);
   au_rules_free(rules);
-  sm_cache_free(cfg.cache);
+  sm_cache_free(o.cfg.cache);
   free(results);
-  for (size_t i = 0; i < files.n; i++) free(files.items[i]);
-  free(files.items);
+  strv_free_all(&files);
+  strv_free_all(&skipped);
+  free(named);
   if (fflush(stdout) != 0) status = 2;
   return status;
 }

@@ -301,6 +301,7 @@ void sm_model_free(sm_model *m) {
     for (size_t j = 0; j < f->nvalues; j++) {
       free(f->values[j].text);
       free(f->values[j].cert_var);
+      free(f->values[j].unset_var);
     }
     free(f->values);
     free(f->group);

@@ -13,6 +13,7 @@ static void value_from_field(sm_value *v, const sh_field *f) {
   v->resolved = f->resolved;
   v->cert = f->resolved ? f->cert : f->cert < SM_CERT_BRANCH ? f->cert : SM_CERT_UNRESOLVED;
   v->cert_var = f->cert_var ? pd_xstrdup(f->cert_var) : NULL;
+  v->unset_var = f->unset_var ? pd_xstrdup(f->unset_var) : NULL;
   v->file = f->file;
   v->range = f->range;
 }

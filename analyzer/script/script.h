@@ -102,8 +102,9 @@ typedef struct {
   bool resolved; /* false: an expansion could not be resolved; text then holds the source word */
   sm_cert cert;  /* how it was known */
   char *cert_var; /* the variable through which it became less than literal, or NULL */
+  char *unset_var; /* a variable never set that expanded to nothing inside the word, or NULL */
   int file;
-  sm_range range;
+  sm_range range;  /* the source word */
 } sm_value;
 
 typedef struct {

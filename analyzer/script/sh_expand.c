@@ -38,6 +38,7 @@ typedef struct {
   bool resolved;
   sm_cert cert;   /* the current field's certainty: the least of its parts' */
   const char *cert_var;
+  const char *unset_var; /* the first unset variable the current field expanded (interned) */
   sh_fields *out;
   int depth;      /* nesting guard for pathological inputs */
 } sh_word;
@@ -49,6 +50,11 @@ static void lower(sh_word *b, sm_cert cert, const char *var) {
   if (cert >= b->cert) return;
   b->cert = cert;
   b->cert_var = var ? sh_intern(b->env, var, strlen(var)) : NULL;
+}
+
+/* The current field expanded a variable that is not set: remembered for the user's text. */
+static void note_unset(sh_word *b, const char *name) {
+  if (!b->unset_var) b->unset_var = sh_intern(b->env, name, strlen(name));
 }
 
 #define MAX_DEPTH 64
@@ -63,6 +69,8 @@ static void emit(sh_word *b, TSNode word, const char *group, bool conditional) {
   f->resolved = b->resolved;
   f->cert = b->cert;
   f->cert_var = b->cert_var;
+  f->unset_var = b->unset_var;
+  b->unset_var = NULL;
   if (conditional && f->cert > SM_CERT_BRANCH) f->cert = SM_CERT_BRANCH;
   f->file = b->file->file;
   f->range = sh_node_range(word);
@@ -236,228 +244,6 @@ static char *dirname_of(const char *path) {
   if (!slash) return pd_xstrdup(".");
   if (slash == path) return pd_xstrdup("/");
   return pd_xstrndup(path, (size_t)(slash - path));
-}
-
-/* ---- arithmetic -------------------------------------------------------------------------- */
-
-static bool sh_arith(sh_word *b, TSNode n, long long *out);
-static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap);
-
-static bool arith_value_str(const char *s, long long *out) {
-  while (*s == ' ') s++;
-  if (!*s) {
-    *out = 0;
-    return true;
-  }
-  char *end;
-  long long v = strtoll(s, &end, 0);
-  while (*end == ' ') end++;
-  if (*end) return false;
-  *out = v;
-  return true;
-}
-
-/* The variable an assignment in arithmetic writes (a bare name), copied into buf; NULL when the
- * target is not a plain variable. */
-static const char *arith_target(sh_word *b, TSNode n, char *buf, size_t cap) {
-  if (!bs_is(n, BS_VARIABLE_NAME) && !bs_is(n, BS_WORD)) return NULL;
-  var_name_of(b->file, n, buf, cap);
-  for (const char *p = buf; *p; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_') return NULL;
-  return *buf && !isdigit((unsigned char)*buf) ? buf : NULL;
-}
-
-/* x = e, x op= e, x++, x--, ++x, --x: evaluates and writes x (bash's side effect). */
-static bool arith_assign(sh_word *b, TSNode n, long long *out) {
-  char name[256], op[4] = {0};
-  TSNode target, value = {{0}, NULL, NULL};
-  bool post = false;
-  if (bs_is(n, BS_VARIABLE_ASSIGNMENT)) {
-    target = bs_child(n, BSF_NAME);
-    value = bs_child(n, BSF_VALUE);
-    op[0] = '=';
-  } else if (bs_is(n, BS_POSTFIX_EXPRESSION) || bs_is(n, BS_UNARY_EXPRESSION)) {
-    post = bs_is(n, BS_POSTFIX_EXPRESSION);
-    target = ts_node_child(n, post ? 0 : 1);
-    size_t ol;
-    const char *o = node_src(b->file, ts_node_child(n, post ? 1 : 0), &ol);
-    if (ol != 2) return false;
-    op[0] = o[0];
-    op[1] = '=';
-  } else {
-    target = bs_child(n, BSF_LEFT);
-    value = bs_child(n, BSF_RIGHT);
-    size_t ol;
-    const char *o = node_src(b->file, bs_child(n, BSF_OPERATOR), &ol);
-    if (ol > 3) return false;
-    memcpy(op, o, ol);
-  }
-  if (ts_node_is_null(target) || !arith_target(b, target, name, sizeof name)) return false;
-  long long old = 0, rhs = 1, v;
-  if (op[0] != '=' && !sh_arith(b, target, &old)) return false;
-  if (!ts_node_is_null(value)) {
-    b->depth++;
-    bool ok = sh_arith(b, value, &rhs);
-    b->depth--;
-    if (!ok) return false;
-  }
-  bool ok = true;
-  switch (op[0]) {
-  case '=': v = rhs; break;
-  case '+': ok = !__builtin_add_overflow(old, rhs, &v); break;
-  case '-': ok = !__builtin_sub_overflow(old, rhs, &v); break;
-  case '*': ok = !__builtin_mul_overflow(old, rhs, &v); break;
-  case '/':
-  case '%':
-    if (rhs == 0 || (old == LLONG_MIN && rhs == -1)) return false;
-    v = op[0] == '/' ? old / rhs : old % rhs;
-    break;
-  default: return false;
-  }
-  if (!ok) return false;
-  char num[32];
-  snprintf(num, sizeof num, "%lld", v);
-  sh_var_set(b->env, name, num, b->cert, b->cert_var);
-  *out = post ? old : v;
-  return true;
-}
-
-static bool sh_arith(sh_word *b, TSNode n, long long *out) {
-  if (b->depth > MAX_DEPTH) return false;
-  bs_kind t = bs_kind_of(n);
-  size_t len;
-  const char *s = node_src(b->file, n, &len);
-  if (t == BS_NUMBER) {
-    char tmp[64];
-    if (len >= sizeof tmp) return false;
-    memcpy(tmp, s, len);
-    tmp[len] = '\0';
-    return arith_value_str(tmp, out);
-  }
-  if (t == BS_VARIABLE_NAME || t == BS_WORD) {
-    char name[256];
-    var_name_of(b->file, n, name, sizeof name);
-    const char *v, *via;
-    sm_cert cert;
-    if (!sh_var_get(b->env, name, &v, &cert, &via)) {
-      *out = 0; /* bash: unset is 0 */
-      return true;
-    }
-    lower(b, cert, via);
-    return sm_cert_known(cert) && arith_value_str(v, out);
-  }
-  if (t == BS_SIMPLE_EXPANSION || t == BS_EXPANSION) {
-    sm_cert cert;
-    const char *via;
-    char *v = sh_expand_scalar(b->env, b->file, n, &cert, &via);
-    lower(b, cert, via);
-    bool ok = sm_cert_known(cert) && arith_value_str(v, out);
-    free(v);
-    return ok;
-  }
-  if (t == BS_PARENTHESIZED_EXPRESSION) { /* ( x ): the one expression inside */
-    if (ts_node_named_child_count(n) != 1) return false;
-    b->depth++;
-    bool ok = sh_arith(b, ts_node_named_child(n, 0), out);
-    b->depth--;
-    return ok;
-  }
-  if (t == BS_UNARY_EXPRESSION) {
-    if (ts_node_child_count(n) < 2) return false;
-    size_t ol;
-    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
-    long long v;
-    b->depth++;
-    bool ok = sh_arith(b, ts_node_child(n, 1), &v);
-    b->depth--;
-    if (!ok) return false;
-    if (ol == 1 && *op == '-') *out = v == LLONG_MIN ? v : -v;
-    else if (ol == 1 && *op == '+') *out = v;
-    else if (ol == 1 && *op == '!') *out = !v;
-    else if (ol == 1 && *op == '~') *out = ~v;
-    else return false;
-    return true;
-  }
-  if (t == BS_POSTFIX_EXPRESSION || t == BS_VARIABLE_ASSIGNMENT) return arith_assign(b, n, out);
-  if (t == BS_UNARY_EXPRESSION && ts_node_child_count(n) == 2) {
-    size_t ol;
-    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
-    if (ol == 2 && (!strncmp(op, "++", 2) || !strncmp(op, "--", 2))) return arith_assign(b, n, out);
-  }
-  if (t == BS_BINARY_EXPRESSION) {
-    TSNode l = bs_child(n, BSF_LEFT);
-    TSNode r = bs_child(n, BSF_RIGHT);
-    TSNode o = bs_child(n, BSF_OPERATOR);
-    if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o)) return false;
-    size_t aol;
-    const char *aop = node_src(b->file, o, &aol);
-    if (aol >= 1 && aop[aol - 1] == '=' && !(aol == 2 && strchr("=!<>", aop[0])))
-      return arith_assign(b, n, out);
-    long long a, c;
-    b->depth++;
-    bool ok = sh_arith(b, l, &a) && sh_arith(b, r, &c);
-    b->depth--;
-    if (!ok) return false;
-    size_t ol;
-    const char *op = node_src(b->file, o, &ol);
-    char ops[4] = {0};
-    if (ol > 3) return false;
-    memcpy(ops, op, ol);
-    long long v = 0;
-    if (!strcmp(ops, "+")) ok = !__builtin_add_overflow(a, c, &v);
-    else if (!strcmp(ops, "-")) ok = !__builtin_sub_overflow(a, c, &v);
-    else if (!strcmp(ops, "*")) ok = !__builtin_mul_overflow(a, c, &v);
-    else if (!strcmp(ops, "/") || !strcmp(ops, "%")) {
-      if (c == 0 || (a == LLONG_MIN && c == -1)) return false;
-      v = ops[0] == '/' ? a / c : a % c;
-    } else if (!strcmp(ops, "**")) {
-      if (c < 0) return false;
-      v = 1;
-      for (long long i = 0; i < c && ok; i++) ok = !__builtin_mul_overflow(v, a, &v);
-    } else if (!strcmp(ops, "<<")) {
-      if (c < 0 || c > 62 || a < 0) return false;
-      v = a << c;
-    } else if (!strcmp(ops, ">>")) {
-      if (c < 0 || c > 63) return false;
-      v = a >> c;
-    } else if (!strcmp(ops, "&")) v = a & c;
-    else if (!strcmp(ops, "|")) v = a | c;
-    else if (!strcmp(ops, "^")) v = a ^ c;
-    else if (!strcmp(ops, "&&")) v = a && c;
-    else if (!strcmp(ops, "||")) v = a || c;
-    else if (!strcmp(ops, "==")) v = a == c;
-    else if (!strcmp(ops, "!=")) v = a != c;
-    else if (!strcmp(ops, "<")) v = a < c;
-    else if (!strcmp(ops, ">")) v = a > c;
-    else if (!strcmp(ops, "<=")) v = a <= c;
-    else if (!strcmp(ops, ">=")) v = a >= c;
-    else return false;
-    *out = v;
-    return ok;
-  }
-  if (t == BS_TERNARY_EXPRESSION) {
-    TSNode c = bs_child(n, BSF_CONDITION);
-    TSNode y = bs_child(n, BSF_CONSEQUENCE);
-    TSNode z = bs_child(n, BSF_ALTERNATIVE);
-    long long cv;
-    if (ts_node_is_null(c) || ts_node_is_null(y) || ts_node_is_null(z)) return false;
-    b->depth++;
-    bool ok = sh_arith(b, c, &cv) && sh_arith(b, cv ? y : z, out);
-    b->depth--;
-    return ok;
-  }
-  return false;
-}
-
-bool sh_arith_eval(sh_env *e, const sh_file *f, TSNode n, long long *out, sm_cert *cert,
-                   const char **cert_var) {
-  sh_fields none = {0};
-  sh_word b = SH_WORD(e, f, &none);
-  bool ok = sh_arith(&b, n, out);
-  pd_buf_free(&b.cur);
-  *cert = ok ? b.cert : SM_CERT_UNRESOLVED;
-  if (cert_var) *cert_var = b.cert_var;
-  return ok;
 }
 
 /* ---- command substitutions we can evaluate -------------------------------------------- */
@@ -726,13 +512,12 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
     why = cert;
     why_var = via;
   }
-  if (set && !known) {
-    why = cert;
-    why_var = via;
-  }
 
   if (!op) {
-    if (!set) return; /* unset: expands to nothing */
+    if (!set) { /* unset: expands to nothing */
+      if (index < 0) note_unset(b, vname);
+      return;
+    }
     if (!known) goto unresolved;
     add_value(b, w, val, quoted);
     return;
@@ -861,14 +646,20 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
         lower(b, cert, via);
       } else if (isdigit((unsigned char)name[0]) || strchr("?$!-", name[0])) {
         add_unresolved(b, s, len);
+      } else {
+        note_unset(b, name);
       }
     }
   } else if (t == BS_EXPANSION) {
     expand_braced(b, w, n, quoted);
   } else if (t == BS_ARITHMETIC_EXPANSION) {
     long long v = 0;
-    bool ok = ts_node_named_child_count(n) == 1 && sh_arith(b, ts_node_named_child(n, 0), &v);
+    sm_cert cert;
+    const char *via = NULL;
+    bool ok = ts_node_named_child_count(n) == 1 &&
+              sh_arith_eval(b->env, b->file, ts_node_named_child(n, 0), &v, &cert, &via);
     if (ok) {
+      lower(b, cert, via);
       char num[32];
       snprintf(num, sizeof num, "%lld", v);
       add_value(b, w, num, quoted);

@@ -137,6 +137,7 @@ uint64_t sh_state_hash(const sh_env *e, const char *name) {
       h = pd_hash(h, b, sizeof b);
       h = mix_str(h, f->text);
       h = mix_str(h, f->cert_var);
+      h = mix_str(h, f->unset_var);
       h = mix_str(h, f->group);
       h = mix_str(h, f->note);
       int files[2] = {f->file, f->note_file};
@@ -204,6 +205,7 @@ sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ct
       f->group = sh_dup_or_null(f->group);
       f->note = sh_dup_or_null(f->note);
       f->cert_var = sh_dup_or_null(f->cert_var);
+      f->unset_var = sh_dup_or_null(f->unset_var);
       if (map) {
         map(ctx, f->file, &f->range);
         map(ctx, f->note_file, &f->note_range);
@@ -241,6 +243,7 @@ fields:
     f.group = f.group ? sh_intern(e, f.group, strlen(f.group)) : NULL;
     f.note = f.note ? sh_intern(e, f.note, strlen(f.note)) : NULL;
     f.cert_var = f.cert_var ? sh_intern(e, f.cert_var, strlen(f.cert_var)) : NULL;
+    f.unset_var = f.unset_var ? sh_intern(e, f.unset_var, strlen(f.unset_var)) : NULL;
     if (map) {
       map(ctx, f.file, &f.range);
       map(ctx, f.note_file, &f.note_range);
@@ -259,6 +262,7 @@ void sh_saved_free(sh_saved *v) {
     free((char *)v->fields[i].group);
     free((char *)v->fields[i].note);
     free((char *)v->fields[i].cert_var);
+    free((char *)v->fields[i].unset_var);
   }
   free(v->fields);
   free(v);

@@ -28,6 +28,8 @@ typedef struct {
   bool vanished;    /* placeholder for an unquoted plain ${VAR} that expanded to nothing, or
                        (with undefined_array) a spread of an array never defined */
   bool undefined_array;
+  const char *unset_var; /* a variable the script never sets that expanded to nothing inside
+                            this word (`${DUMP}/details` -> "/details"), NULL if none */
   int file;
   sm_range range;   /* the source word */
   const char *group; /* array the element was written in, NULL elsewhere */

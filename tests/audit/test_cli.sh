@@ -40,6 +40,21 @@ echo '{"rules": [{"id": "X-002", "severity": "warn", "title": "t", "cases": [{"w
 check "bad user rule -> 2 with a message" '[ $st -eq 2 ] && grep -q "nosuchfact" "$tmp.err"'
 rm -f "$tmp" "$tmp.err"
 
+# a file that is not a launch script: named, it is an error (2) saying so; in a directory, skipped
+tmpd=$(mktemp -d)
+printf 'echo building\nmake -j8\n' > "$tmpd/build.sh"
+cp "$FX/text/run-qwen3-4B-8xgpu.sh" "$tmpd/"
+out=$("$BIN" check "$tmpd/build.sh"); st=$?
+check "non-launch file named -> 2" '[ $st -eq 2 ]'
+check "non-launch file: says so, no report" 'echo "$out" | grep -q "Not a Relax launch script" && ! echo "$out" | grep -q "Top action"'
+out=$("$BIN" check --format json "$tmpd/build.sh")
+check "non-launch file json" 'echo "$out" | grep -q "\"launch_script\": false"'
+out=$("$BIN" check "$tmpd"); st=$?
+check "directory: non-launch file skipped with a note" '[ $st -le 1 ] && echo "$out" | grep -q "Skipped, not Relax launch scripts.*build.sh" && [ $(echo "$out" | grep -c "^# perf-doctor: ") -eq 1 ]'
+out=$("$BIN" check --format json "$tmpd")
+check "directory json: skipped entry" 'echo "$out" | grep -q "\"skipped\": true" && echo "$out" | grep -q "\"launch_script\": true"'
+rm -rf "$tmpd"
+
 # the corpus: every script gets a report, no crash (exit 0 or 1 only)
 n=$(find "$FX" -name '*.sh' | wc -l)
 out=$("$BIN" check --lang en "$FX" 2>/tmp/pd-corpus.err); st=$?

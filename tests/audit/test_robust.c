@@ -15,7 +15,9 @@ static void render_all(au_result *r) {
   json_t *j = au_report_json(r);
   json_t *s = au_report_sarif(&r, 1);
   CHECK(md && zh && j && s);
-  CHECK(strstr(md, "## Summary") != NULL);
+  /* a launch script gets the whole report; anything else one sentence saying it is not one */
+  CHECK(strstr(md, r->model->launch_script ? "## Summary" : "Not a Relax launch script") != NULL);
+  CHECK(json_is_boolean(json_object_get(j, "launch_script")));
   free(md);
   free(zh);
   json_decref(j);
@@ -39,8 +41,9 @@ static void cuts(const char *dir, const char *rel) {
 }
 
 int main(void) {
-  const char *subdirs[] = {"text", "multimodal", "sft"};
-  for (int i = 0; i < 3; i++) {
+  const char *subdirs[] = {"text", "multimodal", "sft", "cpt", "dpo", "reward_modeling", "genrm",
+                           "diffusion"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
     char *dir = pd_xasprintf("%s%s", FX_DIR, subdirs[i]);
     DIR *d = opendir(dir);
     CHECK(d != NULL);
