@@ -33,6 +33,7 @@ typedef struct {
   char *category;       /* "config" | "memory" | "performance" */
   au_severity severity; /* after NOTE downgrade and user overrides */
   bool borderline;      /* within the estimate's error band (shown as info) */
+  sm_cert certainty;    /* how surely its trigger's least certain input is known */
   char *title, *why, *setting, *cost, *fix, *skip_if; /* in the requested language */
   char *flag;           /* main flag involved, or NULL */
   int file;             /* where to point: the flag (and value) that causes it */
@@ -67,6 +68,8 @@ void au_rules_free(au_rules *rules);
 /* The rules' ids in catalog order: the count, and the i-th (borrowed; NULL past the end). */
 size_t au_rules_count(const au_rules *rules);
 const char *au_rule_id(const au_rules *rules, size_t i);
+/* Whether rule `id` applies only where a rollout engine runs (its "needs" has "engine"). */
+bool au_rule_needs_engine(const au_rules *rules, const char *id);
 
 typedef struct {
   const au_rules *rules;        /* NULL = load the rules for this one run (slow; see above) */

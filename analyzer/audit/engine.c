@@ -330,6 +330,7 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   if (capped) severity = AU_WARN;
   f->severity = (au_severity)severity;
   f->borderline = borderline;
+  f->certainty = in.cert;
   fill_texts(x, f, r, c);
   f->flag = loc ? pd_xstrdup(loc->name) : flag_name ? pd_xstrdup(flag_name) : NULL;
   f->setting = at ? condition_setting(x, at) : setting_text(x, loc, flag_name);
@@ -460,6 +461,12 @@ size_t au_rules_count(const au_rules *rules) { return rules ? rules->cat->n : 0;
 
 const char *au_rule_id(const au_rules *rules, size_t i) {
   return rules && i < rules->cat->n ? rules->cat->rules[i].id : NULL;
+}
+
+bool au_rule_needs_engine(const au_rules *rules, const char *id) {
+  for (size_t i = 0; rules && id && i < rules->cat->n; i++)
+    if (!strcmp(rules->cat->rules[i].id, id)) return rules->cat->rules[i].needs_engine;
+  return false;
 }
 
 bool au_reports_condition(const au_result *r, const char *code) {
