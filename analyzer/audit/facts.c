@@ -379,6 +379,13 @@ static const pd_device *compute_device(au_facts *f) {
   af_sets(f, AF_GPU_DISPLAY, g ? g->display : c->gpu);
   af_setb(f, AF_GPU_ASSUMED, assumed);
   af_setu(f, AF_M, g ? g->usable_gib : NAN);
+  /* the most any device in the table has: what an assumed device could at best be */
+  double most = NAN;
+  for (size_t i = 0; i < pd_device_count(); i++) {
+    double u = pd_device_at(i)->usable_gib;
+    if (!isnan(u) && (isnan(most) || u > most)) most = u;
+  }
+  af_setu(f, AF_M_MAX, most);
   af_setb(f, AF_BLACKWELL, g && g->blackwell);
   af_setb(f, AF_NPU, (g && g->cls == PD_DEV_NPU) || (c->name_device && !strcmp(c->name_device, "npu")));
   af_sets(f, AF_DEVICE, c->name_device);

@@ -22,7 +22,8 @@
 /* Every fact: X(enum suffix, name in rule expressions). The order is the order of the report's
  * JSON "facts" object. */
 #define AF_FACTS(X)                                                                              \
-  X(GPU, "gpu") X(GPU_DISPLAY, "gpu_display") X(GPU_ASSUMED, "gpu_assumed") X(M, "M")           \
+  X(GPU, "gpu") X(GPU_DISPLAY, "gpu_display") X(GPU_ASSUMED, "gpu_assumed") X(M, "M")   \
+  X(M_MAX, "M_max")           \
   X(BLACKWELL, "blackwell") X(NPU, "npu") X(DEVICE, "device") X(TP, "tp") X(PP, "pp")            \
   X(CP, "cp") X(EP, "ep") X(ETP, "etp") X(ETP_SET, "etp_set") X(VPP, "vpp") X(DYN_CP, "dyn_cp")  \
   X(JOB, "job") X(ROLLOUT_ENGINE, "rollout_engine") X(TRAINS, "trains")                         \

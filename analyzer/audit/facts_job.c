@@ -16,7 +16,9 @@ static const char *job_kind(au_facts *f) {
   const char *obj = af_flag_str(f, "--sft-objective");
   const char *train_mode = af_flag_str(f, "--sft-training-mode");
   const char *backend = af_flag_str(f, "--train-backend");
-  bool sft = (loss && !strcmp(loss, "sft")) || af_flag_on(f, "--sft");
+  /* slime_validate_args: loss_type in ("sft", "sft_loss", "sft-loss") */
+  bool sft = (loss && (!strcmp(loss, "sft") || !strcmp(loss, "sft_loss") || !strcmp(loss, "sft-loss"))) ||
+             af_flag_on(f, "--sft");
   if (loss && !strcmp(loss, "dpo")) return "dpo";
   if (loss && (!strcmp(loss, "reward_model") || !strcmp(loss, "rm"))) return "reward-model";
   if (sft && obj && !strcmp(obj, "dpo")) return "dpo";

@@ -17,6 +17,9 @@ send {"jsonrpc":"2.0","method":"$/progress","params":{"token":1,"value":{}}}
 send {"jsonrpc":"2.0","method":"custom/somethingElse","params":{}}
 send {"jsonrpc":"2.0","method":"textDocument/didSave","params":{"textDocument":{"uri":"file:///x.sh"}}}
 quiet 300
+# A shell file that is not a launch script (no train command, no *_ARGS array) gets nothing.
+send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///tmp/build.sh","languageId":"shellscript","version":1,"text":"set -e\nmake -j8 \"$TARGET\"\nif [ -n \"$X\" ]; then echo ${MISSING}; fi\n"}}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"file:///tmp/build.sh","version":1,"diagnostics":[]}}
 # A document that is not open: hover says nothing, code actions are an empty list.
 send {"jsonrpc":"2.0","id":6,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///not-open.sh"},"position":{"line":0,"character":0}}}
 expect {"id":6,"result":null}
