@@ -35,6 +35,7 @@ typedef struct {
   bool borderline;      /* within the estimate's error band (shown as info) */
   sm_cert certainty;    /* how surely its trigger's least certain input is known */
   char *title, *why, *setting, *cost, *fix, *skip_if; /* in the requested language */
+  char *verified;       /* what the rule was checked against, or NULL */
   char *flag;           /* main flag involved, or NULL */
   int file;             /* where to point: the flag (and value) that causes it */
   sm_range range;

@@ -83,6 +83,7 @@ static void rule_free(ac_rule *r) {
   strv_free(r->at, r->nat);
   strv_free(r->conditions, r->nconditions);
   strv_free(r->modes, r->nmodes);
+  free(r->verified);
   strv_free(r->intents, r->nintents);
   for (size_t i = 0; i < r->ncases; i++) case_free(&r->cases[i]);
   free(r->cases);
@@ -333,6 +334,8 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
   r->why = text(json_object_get(o, "why"));
   r->fix = text(json_object_get(o, "fix"));
   r->skip_if = text(json_object_get(o, "skip_if"));
+  const char *verified = json_string_value(json_object_get(o, "verified"));
+  r->verified = verified ? pd_xstrdup(verified) : NULL;
   if (!r->title.en) err(ld, "a rule needs a title", NULL, NULL);
   r->skip = expr(ld, json_object_get(o, "skip"), "skip");
   const char *note = json_string_value(json_object_get(o, "note"));

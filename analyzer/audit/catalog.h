@@ -73,6 +73,7 @@ typedef struct {
   char *id, *category;
   au_severity severity;
   ac_text title, why, fix, skip_if;
+  char *verified;  /* what the rule was checked against (Relax/Megatron source), or "doc only" */
   ax_expr *skip;
   bool note_skips;
   bool anchor_source;

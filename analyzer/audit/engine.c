@@ -213,6 +213,7 @@ static void fill_texts(const run_ctx *x, au_finding *f, const ac_rule *r, const 
   f->why = pd_xstrdup(ac_tr(&r->why, x->lang));
   f->fix = pd_xstrdup(ac_tr(&r->fix, x->lang));
   f->skip_if = pd_xstrdup(ac_tr(&r->skip_if, x->lang));
+  f->verified = r->verified ? pd_xstrdup(r->verified) : NULL;
   pd_buf cost = {0};
   at_render(&cost, ac_tpl_in(&c->cost, x->lang), x->env, NULL);
   f->cost = pd_buf_take(&cost);
@@ -485,6 +486,7 @@ static void finding_free(au_finding *f) {
   free(f->cost);
   free(f->fix);
   free(f->skip_if);
+  free(f->verified);
   free(f->flag);
   free(f->fix_title);
   for (size_t i = 0; i < f->nrelated; i++) free(f->related[i].message);

@@ -48,7 +48,8 @@ static bool sft_engine(au_facts *f) {
  * no-<word> kept whole ("run-x-no-sp-no-recompute" -> "no-sp,no-recompute"). */
 static char *name_intents(const char *base) {
   static const char *const words[] = {"no-sp", "no-recompute", "no-offload", "debug", "smoke",
-                                      "test", "validation", "validate", "profile", "profiling"};
+                                      "test", "validation", "validate", "profile", "profiling",
+                                      "elastic"};
   pd_buf b = {0};
   size_t n = strlen(base);
   if (n > 3 && !strcmp(base + n - 3, ".sh")) n -= 3;

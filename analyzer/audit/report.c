@@ -167,6 +167,7 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
   json_object_set_new(o, "cost", json_string(f->cost));
   json_object_set_new(o, "fix", json_string(f->fix));
   json_object_set_new(o, "skip_if", json_string(f->skip_if));
+  if (f->verified) json_object_set_new(o, "verified", json_string(f->verified));
   json_object_set_new(o, "why", json_string(f->why));
   json_t *edits = json_array();
   for (size_t i = 0; i < f->nedits; i++) {
