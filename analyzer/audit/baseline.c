@@ -169,19 +169,25 @@ static void row_summary(pd_buf *b, const au_messages *ms, const json_t *row, con
   if (rec && strcmp(rec, "-")) pd_buf_printf(b, ", recompute %s", rec);
 }
 
+/* How far apart two values of a field are: 0.05 steps for fractions, doublings otherwise. */
+static double field_steps(const field_map *fm, double a, double b) {
+  if (fm->fraction) return fabs(a - b) / 0.05;
+  return a > 0 && b > 0 ? fabs(log2(a / b)) : 0;
+}
+
 char *ab_anchor(const ab_baselines *b, const au_messages *ms, const au_facts *facts, const char *flag,
-                const char *lang) {
+                double fix, const char *lang) {
   const field_map *fm = field_of(flag);
-  if (!fm) return NULL;
+  if (!fm || isnan(fix)) return NULL;
   const json_t *row = match(b, facts);
   if (!row) return NULL;
   json_t *bv = json_object_get(row, fm->field);
   double mine = af_num(facts, fm->fact, NAN);
   if (!json_is_number(bv) || isnan(mine)) return NULL;
   double theirs = json_number_value(bv);
-  double steps = fm->fraction ? fabs(mine - theirs) / 0.05
-                              : (mine > 0 && theirs > 0 ? fabs(log2(mine / theirs)) : 0);
-  if (steps < 2 - 1e-9) return NULL;
+  if (field_steps(fm, mine, theirs) < 2 - 1e-9) return NULL;
+  /* the row must be nearer the fix than the script is, or it argues against the fix */
+  if (field_steps(fm, theirs, fix) >= field_steps(fm, mine, fix)) return NULL;
   pd_buf out = {0};
   row_summary(&out, ms, row, lang);
   return pd_buf_take(&out);

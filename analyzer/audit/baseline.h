@@ -19,11 +19,13 @@ typedef struct ab_baselines ab_baselines;
 ab_baselines *ab_load(void);
 void ab_free(ab_baselines *b);
 
-/* The Cost-line anchor for a finding about `flag` ("baseline qwen3-4B@8 (I: text/run-…): TP2
- * …"), when the script matches a row and its value of flag deviates by two steps or more; NULL
- * otherwise. Caller frees. */
+/* The Cost-line anchor for a finding about `flag` ("baseline qwen3-4B@8 (Relax recipe
+ * `scripts/training/text/run-…` in redai-infra): TP2 …"), when the script matches a row, its
+ * value of flag deviates from the row's by two steps or more, and the row is on the side of the
+ * fix (`fix`: the value the fix sets; NAN = the finding proposes none, and then no row is cited,
+ * since it might contradict the advice). NULL otherwise. Caller frees. */
 char *ab_anchor(const ab_baselines *b, const au_messages *ms, const au_facts *facts, const char *flag,
-                const char *lang);
+                double fix, const char *lang);
 
 /* A one-line description of the matching row and its value for flag (NULL = whole row), for
  * hovers; NULL when nothing matches. Caller frees. */

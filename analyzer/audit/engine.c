@@ -8,12 +8,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "audit/au_int.h"
 #include "audit/edits.h"
 #include "audit/facts.h"
 #include "base/alloc.h"
+#include "base/str.h"
 #include "base/limits.h"
 #include "base/path.h"
 
@@ -219,9 +221,27 @@ static void fill_texts(const run_ctx *x, au_finding *f, const ac_rule *r, const 
   f->cost = pd_buf_take(&cost);
 }
 
+/* The number the case's fix sets `flag` to, NAN when it sets none: a baseline is cited only when
+ * it agrees with the fix. */
+static double fix_value(const run_ctx *x, const ac_case *c, const char *flag) {
+  for (size_t i = 0; flag && i < c->nedits; i++) {
+    const ac_edit *e = &c->edits[i];
+    if (e->op != AC_SET || !e->value || !e->flag || strcmp(e->flag, flag)) continue;
+    pd_buf b = {0};
+    bool unknown = false;
+    at_render(&b, e->value, x->env, &unknown);
+    double v = NAN;
+    if (!unknown && b.data && !pd_parse_double(b.data, &v)) v = NAN;
+    pd_buf_free(&b);
+    return v;
+  }
+  return NAN;
+}
+
 static void fill_fix(const run_ctx *x, au_finding *f, const ac_rule *r, const ac_case *c,
                      const sm_flag *loc) {
-  char *anchor = ab_anchor(x->rules->bl, x->rules->msgs, x->facts, f->flag, x->lang);
+  char *anchor = ab_anchor(x->rules->bl, x->rules->msgs, x->facts, f->flag,
+                           fix_value(x, c, f->flag), x->lang);
   if (anchor) wrap_cost(x, f, AU_MSG_COST_BASELINE, anchor);
   free(anchor);
   au_build_edits(f, x->m, c, x->env, loc, x->lang, x->rules->msgs);
