@@ -640,7 +640,7 @@ static af_mem_cfg compute_optimizer(au_facts *f) {
   const char *ea = af_flag_str(f, "--exp-avg-dtype");
   const char *eas = af_flag_str(f, "--exp-avg-sq-dtype");
   af_mem_cfg mc = {af_num(f, AF_TP, NAN), af_num(f, AF_PP, NAN), af_num(f, AF_CP, NAN),
-                   af_num(f, AF_EP, NAN), af_num(f, AF_ETP, NAN), 2, 4, 12, 0};
+                   af_num(f, AF_EP, NAN), af_num(f, AF_ETP, NAN), 2, 4, 12, 0, 1, 1};
   if (af_flag_on(f, "--grad-reduce-in-bf16") || (pa && mg && !strcmp(mg, "bf16"))) mc.g_bytes = 2;
   double master = (pa && !af_flag_on(f, "--no-store-param-remainders")) ? 2 : 4;
   double m1 = pa && ea ? moment_bytes(ea) : 4, m2 = pa && eas ? moment_bytes(eas) : 4;

@@ -40,7 +40,7 @@
   X(KVC, "kvc") X(V, "V") X(TIED, "tied") X(MOE_LAYERS, "moe_layers") X(L_ATTN, "L_attn")        \
   X(MLA, "mla") X(HYBRID_ATTN, "hybrid_attn") X(MODEL, "model") X(MODALITY, "modality")          \
   X(MM, "mm") X(HF_MULTIMODAL, "hf_multimodal") X(RBS, "rbs") X(N, "n") X(GBS, "gbs") X(S, "S")  \
-  X(OS, "os") X(DYN, "dyn") X(T, "T") X(T_LP, "T_lp") X(RESP, "resp") X(PROMPT, "prompt")        \
+  X(OS, "os") X(DYN, "dyn") X(T, "T") X(T_LP, "T_lp") X(T_ACT, "T_act") X(RESP, "resp") X(PROMPT, "prompt")        \
   X(CTX, "ctx") X(CTX_EFF, "ctx_eff") X(MBS, "mbs") X(NUM_ITERS, "num_iters")                    \
   X(STALENESS, "staleness") X(FRAC, "frac") X(OFFLOAD, "offload")                                \
   X(OFFLOAD_TRIO, "offload_trio") X(OPT_BYTES, "opt_bytes") X(OFFLOAD_TRAIN, "offload_train")    \
@@ -48,7 +48,7 @@
   X(ALLOC_TRAIN, "alloc_train") X(DEBUG_SCRIPT, "debug_script") X(SCRIPT_NAME, "script_name")    \
   X(RECOMPUTE_FULL, "recompute_full") X(RECOMPUTE_SELECTIVE, "recompute_selective") X(SP, "sp")  \
   X(P, "P") X(P_B, "P_b") X(P_ACTIVE_B, "P_active_b") X(P_EXPERT, "P_expert")                    \
-  X(P_DENSE, "P_dense") X(LAYER_PARAMS, "layer_params") X(PARAMS_GPU_B, "params_gpu_b")          \
+  X(P_DENSE, "P_dense") X(P_TRAINABLE_B, "P_trainable_b") X(LAYER_PARAMS, "layer_params") X(PARAMS_GPU_B, "params_gpu_b")          \
   X(STATIC, "static") X(STATIC_GB, "static_gb") X(STATIC_RESIDENT, "static_resident")            \
   X(STATIC_RESIDENT_GB, "static_resident_gb") X(BYTES_PER_PARAM, "bytes_per_param")              \
   X(BYTES_PER_PARAM_RESIDENT, "bytes_per_param_resident") X(HOST_NEEDED, "host_needed")          \
@@ -56,7 +56,7 @@
   X(ACT_RECOMPUTE, "act_recompute") X(ACT, "act") X(LOGITS, "logits") X(LOGITS_LP, "logits_lp")  \
   X(OVERHEAD, "overhead") X(PEAK, "peak") X(PEAK_NORECOMPUTE, "peak_norecompute")                \
   X(PEAK_RESIDENT, "peak_resident") X(KV_BYTES_TOKEN, "kv_bytes_token")                          \
-  X(ROLLOUT_WEIGHTS, "rollout_weights") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
+  X(ROLLOUT_WEIGHTS, "rollout_weights") X(ROLLOUT_DTYPE, "rollout_dtype") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
   X(COND_CODE, "cond_code") X(COND_SUBJECT, "cond_subject") X(COND_FLAG, "cond_flag")            \
   X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")   \
   X(COND_UNREAD, "cond_unread")

@@ -72,6 +72,9 @@ typedef struct {
   double L, h, F, Fe, Fs, heads, groups, kvc, V, E, topk, moe_layers;
   bool tied, swiglu, gate, mla, hybrid_attn;
   double qlora, kvlora, qk, qkpos, vdim;
+  double latent, mtp;                 /* --moe-latent-size, --mtp-num-layers (0 = none) */
+  bool gdn, dsv4, kda;                /* Gated DeltaNet, DeepSeek-V4 attention, Kimi K3 KDA */
+  double lin_freq, nk, nv, dk, dv, conv_k; /* Gated DeltaNet shape */
   double P, P_dense, P_expert, P_emb, P_active, L_attn;
 } af_shape;
 
@@ -80,10 +83,17 @@ typedef struct {
   double tp, pp, cp, ep, etp;
   double w_bytes, g_bytes, opt_bytes; /* per param: weights, grads, master+moments */
   double offload_frac;                /* share of optimizer state on the host */
+  double train_dense, train_expert;   /* share of the dense / expert parameters that train (and so
+                                         have gradients and optimizer state): 1 unless LoRA,
+                                         --mtp-only-training or frozen parts say otherwise */
 } af_mem_cfg;
 
 /* facts_mem.c: reads the shape and sets its facts; false when the architecture is unknown. */
 bool af_read_shape(au_facts *f, af_shape *s);
+/* facts_params.c: the family traits the flags leave to the checkpoint, then the counts
+ * (P, P_dense, P_expert, P_emb, P_active, L_attn). */
+void af_read_traits(au_facts *f, af_shape *s, const char *model);
+void af_shape_params(af_shape *s);
 /* Parameter counts, static memory, activations, rollout engines, smallest fitting actor. */
 void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double usable_gib);
 

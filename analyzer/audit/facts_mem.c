@@ -52,27 +52,6 @@ static long moe_layers_of(const char *s, long layers) {
 /* ---- the arithmetic of catalog section D ---- */
 
 
-static void shape_params(af_shape *s) {
-  double attn;
-  if (s->mla) {
-    double qk = s->qk + s->qkpos;
-    double q = s->qlora > 0 ? s->h * s->qlora + s->qlora * s->heads * qk : s->h * s->heads * qk;
-    double kv = s->h * (s->kvlora + s->qkpos) + s->kvlora * s->heads * (s->qk + s->vdim);
-    attn = q + kv + s->heads * s->vdim * s->h;
-  } else {
-    attn = s->h * s->heads * s->kvc * (s->gate ? 2 : 1) + 2 * s->h * s->groups * s->kvc +
-           s->heads * s->kvc * s->h;
-  }
-  double mf = s->swiglu ? 3 : 2;
-  double dense_layers = s->L - s->moe_layers;
-  s->P_emb = s->V * s->h * (s->tied ? 1 : 2);
-  double moe_dense = s->E > 0 ? mf * s->h * s->Fs + s->h * s->E : 0;
-  s->P_dense = s->L * attn + dense_layers * mf * s->h * s->F + s->moe_layers * moe_dense + s->P_emb;
-  s->P_expert = s->E > 0 ? s->moe_layers * s->E * mf * s->h * s->Fe : 0;
-  s->P = s->P_dense + s->P_expert;
-  s->P_active = s->P_dense + (s->E > 0 ? s->moe_layers * s->topk * mf * s->h * s->Fe : 0);
-}
-
 /* Default vocabulary of a model family when the config does not pass --vocab-size. */
 static double family_vocab(const char *model, bool *assumed) {
   static const struct { const char *prefix; double v; } tab[] = {
@@ -107,8 +86,10 @@ static double static_bytes(const af_shape *s, const af_mem_cfg *c, double g_a, d
   if (edp < 1) edp = 1;
   double keep = 1 - c->offload_frac;
   if (params_gpu) *params_gpu = pd + pe;
-  return pd * (c->w_bytes + c->g_bytes + keep * c->opt_bytes / d) +
-         pe * (c->w_bytes + c->g_bytes + keep * c->opt_bytes / edp);
+  /* frozen parameters keep their weights only: gradients and optimizer state exist for what
+   * trains */
+  return pd * (c->w_bytes + c->train_dense * (c->g_bytes + keep * c->opt_bytes / d)) +
+         pe * (c->w_bytes + c->train_expert * (c->g_bytes + keep * c->opt_bytes / edp));
 }
 
 /* Activation bytes per token per layer (catalog D2), before the recompute choice. */
@@ -215,6 +196,14 @@ bool af_read_shape(au_facts *f, af_shape *s) {
   af_setn(f, AF_V, s->V);
   if (vassumed) af_assume(f, "vocabulary size unknown: assumed %s (Qwen)", "151,936");
   read_layers(f, s);
+  af_read_traits(f, s, m->ctx.model ? m->ctx.model : m->ctx.name_model);
+  af_begin(f);
+  af_note_fact(f, AF_L);
+  if (s->gdn || s->hybrid_attn) {
+    double freq = s->gdn ? s->lin_freq : 4;
+    s->L_attn = floor(s->L / freq);
+    af_setu(f, AF_L_ATTN, s->L_attn);
+  }
   bool shape_ok = !isnan(s->L) && !isnan(s->h) && !isnan(s->F) && !isnan(s->heads) && s->L > 0 &&
                   s->h > 0 && s->heads > 0 && !isnan(s->E) && !isnan(s->Fe) && !isnan(s->Fs);
   if (!shape_ok && sm_flag_get(m, "--num-layers") == NULL)
@@ -257,7 +246,14 @@ static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) 
 static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cfg *mc) {
   bool dyn = af_num(f, AF_DYN, 0) != 0, full = af_num(f, AF_RECOMPUTE_FULL, 0) != 0;
   double T = af_num(f, AF_T, NAN), T_lp = af_num(f, AF_T_LP, NAN);
-  double tokens = dyn ? T : af_num(f, AF_MBS, NAN) * af_num(f, AF_CTX_EFF, NAN);
+  /* the dynamic sampler puts a sample longer than the budget in a micro-batch of its own: the
+   * largest micro-batch is max(T, one whole sample over the CP ranks) */
+  double longest = af_num(f, AF_CTX_EFF, NAN);
+  if (isnan(longest)) longest = af_num(f, AF_RESP, NAN); /* the response alone, at least */
+  double sample = longest / mc->cp;
+  double tokens = dyn ? (isnan(sample) ? T : fmax(T, sample))
+                      : af_num(f, AF_MBS, NAN) * af_num(f, AF_CTX_EFF, NAN);
+  af_setu(f, AF_T_ACT, tokens);
   double tp = mc->tp, pp = mc->pp;
   double apl = act_per_token_layer(s, tp, mc->etp, af_num(f, AF_SP, 0) != 0);
   double Lst = ceil(s->L / pp);
@@ -265,7 +261,7 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
   double act_none = tokens * Lst * apl * inflight;
   double act_full = tokens * (Lst * 2 * s->h / tp * inflight + apl);
   double logits = tokens * s->V * 6 / tp;
-  double logits_lp = (dyn ? T_lp : tokens) * s->V * 6 / tp;
+  double logits_lp = (dyn ? (isnan(sample) ? T_lp : fmax(T_lp, sample)) : tokens) * s->V * 6 / tp;
   double chunk = af_flag_num(f, "--log-probs-chunk-size", -1);
   if (!isnan(chunk) && chunk > 0 && chunk < logits_lp) logits_lp = chunk * s->V * 6 / tp;
   af_setu(f, AF_ACT_NORECOMPUTE, act_none / AF_GIB);
@@ -285,11 +281,46 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
   return act + logits;
 }
 
+static void memory_inputs(au_facts *f);
+
 /* Rollout engines (catalog D3). */
+/* What the rollout engine holds its weights in: SGLang's --sglang-quantization, else what the
+ * checkpoint it loads says of itself (an FP8 / INT4 / AWQ / GPTQ Hugging Face checkpoint). */
+static const char *rollout_dtype(au_facts *f, double *bytes) {
+  static const struct {
+    const char *word;
+    const char *dtype;
+    double bytes;
+  } kinds[] = {{"fp8", "fp8", 1},   {"w8a8", "int8", 1},  {"int8", "int8", 1}, {"int4", "int4", 0.5},
+               {"w4a16", "int4", 0.5}, {"awq", "int4", 0.5}, {"gptq", "int4", 0.5}, {"mxfp4", "fp4", 0.5},
+               {"nvfp4", "fp4", 0.5}, {"fp4", "fp4", 0.5}};
+  const char *srcs[] = {af_flag_str(f, "--sglang-quantization"), af_flag_str(f, "--sglang-hf-checkpoint"),
+                        af_flag_str(f, "--hf-checkpoint")};
+  for (size_t k = 0; k < 3; k++) {
+    if (!srcs[k]) continue;
+    char low[512];
+    size_t n = 0;
+    for (const char *p = srcs[k]; *p && n + 1 < sizeof low; p++) low[n++] = (char)tolower((unsigned char)*p);
+    low[n] = '\0';
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+      if (strstr(low, kinds[i].word)) {
+        *bytes = kinds[i].bytes;
+        return kinds[i].dtype;
+      }
+    if (k == 0) break; /* a quantisation method named explicitly and not known: say bf16 */
+  }
+  *bytes = 2;
+  return "bf16";
+}
+
 static void memory_rollout(au_facts *f, const af_shape *s, double usable_gib) {
   double kvb = s->mla ? s->L * (s->kvlora + s->qkpos) * 2 : 2 * s->L_attn * s->groups * s->kvc * 2;
   af_setn(f, AF_KV_BYTES_TOKEN, kvb);
-  double wq = 2 * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
+  af_begin(f);
+  memory_inputs(f);
+  double wbytes;
+  af_sets(f, AF_ROLLOUT_DTYPE, rollout_dtype(f, &wbytes));
+  double wq = wbytes * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
   af_setn(f, AF_ROLLOUT_WEIGHTS, wq / gpe / AF_GIB);
   double fr = isnan(frac) ? 0.8 : frac;
   double pool = fr * usable_gib * AF_GIB * gpe - wq;
@@ -323,9 +354,60 @@ static void memory_inputs(au_facts *f) {
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) af_note_fact(f, in[i]);
 }
 
-void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mc, double usable_gib) {
+/* LoRA parameters of one module kind over the layers it is in (rank r), for --lora-target-modules. */
+static double lora_module(const af_shape *s, const char *m, double r, bool expert) {
+  double mf_out = s->swiglu ? 2 : 1, F = expert ? s->Fe : s->F;
+  if (!strcmp(m, "linear_qkv")) return expert ? 0 : r * (s->h + (s->heads + 2 * s->groups) * s->kvc);
+  if (!strcmp(m, "linear_proj")) return expert ? 0 : r * (s->heads * s->kvc + s->h);
+  if (!strcmp(m, "linear_fc1")) return r * (s->h + mf_out * F);
+  if (!strcmp(m, "linear_fc2")) return r * (F + s->h);
+  return 0;
+}
+
+/* The share of the dense and expert parameters that train: LoRA trains its adapters only,
+ * --mtp-only-training the MTP layers, --freeze-language-model none of the language model. */
+static void trainable_shares(au_facts *f, const af_shape *s, af_mem_cfg *mc) {
+  af_begin(f);
+  double r = af_flag_num(f, "--lora-rank", 0);
+  double dense_layers = s->L - s->moe_layers;
+  if (af_flag_on(f, "--freeze-language-model")) {
+    mc->train_dense = mc->train_expert = 0;
+  } else if (!isnan(r) && r > 0) {
+    const sm_flag *tm = sm_flag_get(f->m, "--lora-target-modules");
+    af_note_flag(f, tm);
+    static const char *const defaults[] = {"linear_qkv", "linear_proj"};
+    size_t n = tm ? tm->nvalues : 2;
+    double dense = 0, expert = 0;
+    for (size_t i = 0; i < n; i++) {
+      const char *m = tm ? tm->values[i].text : defaults[i];
+      bool mlp = strstr(m, "fc") != NULL; /* fc1/fc2 sit in dense MLPs and in every expert */
+      dense += (mlp ? dense_layers : s->L) * lora_module(s, m, r, false);
+      if (mlp) expert += s->moe_layers * s->E * lora_module(s, m, r, true);
+    }
+    mc->train_dense = s->P_dense > 0 ? fmin(1, dense / s->P_dense) : 0;
+    mc->train_expert = s->P_expert > 0 ? fmin(1, expert / s->P_expert) : 0;
+  } else if (af_flag_on(f, "--mtp-only-training")) {
+    double mtp = af_flag_num(f, "--mtp-num-layers", 1);
+    if (isnan(mtp) || mtp < 1) mtp = 1;
+    double layer = (s->P_dense - s->P_emb) / s->L + 2 * s->h * s->h; /* + the eh projection */
+    mc->train_dense = s->P_dense > 0 ? fmin(1, mtp * layer / s->P_dense) : 0;
+    mc->train_expert = s->moe_layers > 0 ? fmin(1, mtp / s->moe_layers) : 0;
+  } else if (af_flag_has(f, "--only-train-params-name-list") ||
+             af_flag_has(f, "--freeze-params-name-list")) {
+    af_assume(f, "%s: counted as if every parameter trains (an upper bound)",
+              af_flag_has(f, "--only-train-params-name-list") ? "--only-train-params-name-list"
+                                                              : "--freeze-params-name-list");
+  }
+  af_setn(f, AF_P_TRAINABLE_B,
+          (mc->train_dense * s->P_dense + mc->train_expert * s->P_expert) / 1e9);
+}
+
+void af_compute_memory(au_facts *f, af_shape *s, const af_mem_cfg *mcfg, double usable_gib) {
   memory_inputs(f);
-  shape_params(s);
+  af_shape_params(s);
+  af_mem_cfg train = *mcfg, *mc = &train;
+  trainable_shares(f, s, mc);
+  memory_inputs(f);
   af_setn(f, AF_P, s->P);
   af_setn(f, AF_P_B, s->P / 1e9);
   af_setn(f, AF_P_ACTIVE_B, s->P_active / 1e9);

@@ -140,7 +140,7 @@ int main(void) {
     free(h);
     h = au_hover_facts(r, "--tensor-model-parallel-size", "en");
     CHECK(h && strstr(h, "baseline"));  /* Qwen3.5-35B-A3B baselines exist */
-    CHECK(h && strstr(h, "expert-DP 1") && strstr(h, "51.7 GB static") != NULL);
+    CHECK(h && strstr(h, "expert-DP 1") && strstr(h, "48.4 GiB static") != NULL);
     free(h);
     h = au_hover_facts(r, "--max-tokens-per-gpu", "zh");
     CHECK(h && strstr(h, "估算") && strstr(h, "H20 96GB"));

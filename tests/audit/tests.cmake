@@ -9,3 +9,4 @@ add_test(NAME audit_cli COMMAND sh ${_audit}/test_cli.sh $<TARGET_FILE:perf-doct
 pd_add_unit(audit_robust ${_audit}/test_robust.c)
 pd_add_unit(audit_corpus ${_audit}/test_corpus.c)
 pd_add_unit(audit_policy ${_audit}/test_policy.c)
+pd_add_unit(audit_params ${_audit}/test_params.c)
