@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "audit/facts_int.h"
+#include "base/path.h"
 #include "base/str.h"
 
 
@@ -284,30 +285,57 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
 static void memory_inputs(au_facts *f);
 
 /* Rollout engines (catalog D3). */
-/* What the rollout engine holds its weights in: SGLang's --sglang-quantization, else what the
- * checkpoint it loads says of itself (an FP8 / INT4 / AWQ / GPTQ Hugging Face checkpoint). */
-static const char *rollout_dtype(au_facts *f, double *bytes) {
+/* The quantisation a text names (a method, a checkpoint path or the variable it came from, a
+ * file name): its dtype and bytes per weight, or NULL. */
+static const char *quant_in(const char *text, size_t n, double *bytes) {
   static const struct {
     const char *word;
     const char *dtype;
     double bytes;
-  } kinds[] = {{"fp8", "fp8", 1},   {"w8a8", "int8", 1},  {"int8", "int8", 1}, {"int4", "int4", 0.5},
-               {"w4a16", "int4", 0.5}, {"awq", "int4", 0.5}, {"gptq", "int4", 0.5}, {"mxfp4", "fp4", 0.5},
-               {"nvfp4", "fp4", 0.5}, {"fp4", "fp4", 0.5}};
-  const char *srcs[] = {af_flag_str(f, "--sglang-quantization"), af_flag_str(f, "--sglang-hf-checkpoint"),
-                        af_flag_str(f, "--hf-checkpoint")};
-  for (size_t k = 0; k < 3; k++) {
-    if (!srcs[k]) continue;
-    char low[512];
-    size_t n = 0;
-    for (const char *p = srcs[k]; *p && n + 1 < sizeof low; p++) low[n++] = (char)tolower((unsigned char)*p);
-    low[n] = '\0';
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-      if (strstr(low, kinds[i].word)) {
-        *bytes = kinds[i].bytes;
-        return kinds[i].dtype;
-      }
-    if (k == 0) break; /* a quantisation method named explicitly and not known: say bf16 */
+  } kinds[] = {{"fp8", "fp8", 1},     {"w8a8", "int8", 1},    {"int8", "int8", 1},
+               {"int4", "int4", 0.5}, {"w4a16", "int4", 0.5}, {"awq", "int4", 0.5},
+               {"gptq", "int4", 0.5}, {"mxfp4", "fp4", 0.5},  {"nvfp4", "fp4", 0.5}};
+  char low[512];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < sizeof low; i++) low[k++] = (char)tolower((unsigned char)text[i]);
+  low[k] = '\0';
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strstr(low, kinds[i].word)) {
+      *bytes = kinds[i].bytes;
+      return kinds[i].dtype;
+    }
+  return NULL;
+}
+
+/* What the rollout engine holds its weights in: SGLang's --sglang-quantization, else what the
+ * checkpoint it loads says of itself — its path, or the variable the path came from as the
+ * script writes it (`${HF_INT4}`) — else what the file name states (`-int4`, `-fp8`, assumed). */
+static const char *rollout_dtype(au_facts *f, double *bytes) {
+  const char *q = af_flag_str(f, "--sglang-quantization");
+  if (q) {
+    const char *d = quant_in(q, strlen(q), bytes);
+    if (d) return d;
+    *bytes = 2;
+    return "bf16"; /* a method this table does not know: counted as bf16 */
+  }
+  static const char *const ckpt[] = {"--sglang-hf-checkpoint", "--hf-checkpoint"};
+  for (size_t k = 0; k < 2; k++) {
+    const sm_flag *fl = sm_flag_get(f->m, ckpt[k]);
+    af_note_flag(f, fl);
+    if (!fl || !fl->nvalues) continue;
+    const sm_value *v = &fl->values[0];
+    const char *d = quant_in(v->text, strlen(v->text), bytes);
+    const sm_file *src = v->file >= 0 && (size_t)v->file < f->m->nfiles ? &f->m->files[v->file] : NULL;
+    if (!d && src && v->range.end_byte <= src->len)
+      d = quant_in(src->text + v->range.start_byte, v->range.end_byte - v->range.start_byte, bytes);
+    if (d) return d;
+    break; /* the rollout loads the first one set */
+  }
+  const char *base = pd_path_base(f->m->nfiles ? f->m->files[0].path : "");
+  const char *d = strstr(base, "int4") || strstr(base, "fp8") ? quant_in(base, strlen(base), bytes) : NULL;
+  if (d) {
+    af_assume(f, "rollout weights taken as %s from the file name", d);
+    return d;
   }
   *bytes = 2;
   return "bf16";
