@@ -332,9 +332,25 @@ static const char *unread_source(const sm_model *m) {
   return NULL;
 }
 
+/* Whether some file of the model has `# NAME=(` or `# NAME=`: a definition commented out. */
+static bool commented_definition(const sm_model *m, const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < m->nfiles; i++) {
+    const char *t = m->files[i].text, *end = t + m->files[i].len;
+    for (const char *p = t; p < end; p++) {
+      if (*p != '#') continue;
+      const char *q = p + 1;
+      while (q < end && (*q == ' ' || *q == '\t')) q++;
+      if ((size_t)(end - q) > n && !memcmp(q, name, n) && q[n] == '=') return true;
+    }
+  }
+  return false;
+}
+
 void af_condition(au_facts *f, const sm_condition *c) {
   static const af_id ids[] = {AF_COND_CODE,    AF_COND_SUBJECT, AF_COND_FLAG,  AF_COND_SIMILAR,
-                              AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD};
+                              AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD,
+                              AF_COND_COMMENTED};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -345,6 +361,7 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_setb(f, AF_COND_MISSING, c->missing);
   af_set(f, AF_COND_MESSAGE, ax_str(c->message));
   af_set(f, AF_COND_UNREAD, ax_str(unread_source(f->m)));
+  af_setb(f, AF_COND_COMMENTED, c->subject && commented_definition(f->m, c->subject));
 }
 
 /* ---- derivation ----
