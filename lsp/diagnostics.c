@@ -33,7 +33,7 @@ json_t *dg_finding(const au_finding *f, const fm_map *m, const dg_options *o) {
                         "severity", dg_severity(f), "code", fm_string(f->rule), "source",
                         "perf-doctor", "message", finding_message(f));
   if (o->docs_base && f->rule) {
-    char *href = pd_xasprintf("%s%s", o->docs_base, f->rule);
+    char *href = pd_xasprintf("%s%s.md", o->docs_base, f->rule);
     json_object_set_new(d, "codeDescription", json_pack("{s:o}", "href", fm_string(href)));
     free(href);
   }
@@ -76,6 +76,7 @@ json_t *dg_build(const au_result *r, const fm_map *m, const dg_options *o) {
   }
   for (size_t i = 0; i < r->nfindings; i++) {
     const au_finding *f = &r->findings[i];
+    if (f->suppressed) continue; /* the user said so in the file */
     dg_push(byfile, fm_uri(m, f->file), dg_finding(f, m, o));
   }
   return byfile;

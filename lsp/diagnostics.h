@@ -16,7 +16,7 @@
 
 typedef struct {
   bool related_information; /* the client shows relatedInformation */
-  const char *docs_base;    /* codeDescription href prefix (rule id appended), NULL = none */
+  const char *docs_base;    /* codeDescription href prefix ("<rule>.md" appended), NULL = none */
 } dg_options;
 
 /* {"<uri>": [Diagnostic...], ...} for every file of the analysis that has diagnostics.

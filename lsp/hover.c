@@ -92,6 +92,8 @@ static void flag_hover(pd_buf *b, const au_result *r, const sm_flag *occ, const 
     if (!header) pd_buf_puts(b, md ? "**Findings:**\n" : "Findings:\n");
     header = true;
     pd_buf_printf(b, "- [%s] %s — %s\n", severity_tag(f), f->rule, f->title ? f->title : "");
+    /* the rule's explanation, as `perf-doctor explain` gives it first */
+    if (f->why && *f->why) pd_buf_printf(b, "  %s\n", f->why);
   }
 }
 

@@ -15,8 +15,10 @@ static void main_usage(FILE *f) {
         "  check SCRIPT|DIR...   audit launch scripts (markdown, --format json|sarif)\n"
         "  context SCRIPT        show what the analyzer understood of a script\n"
         "  trace PATH            summarise PyTorch-profiler traces (file or folder)\n"
+        "  rules                 list the rules (--format md|json, --pages DIR for their pages)\n"
+        "  explain RULE          one rule: why, when it fires, fix, skip-if, sources, example\n"
         "  lsp                   serve the Language Server Protocol on stdio\n"
-        "  version               print the version\n"
+        "  version               print the version and the commit it was built from\n"
         "\n"
         "Run `perf-doctor <command> --help` for a command's options.\n",
         f);
@@ -39,10 +41,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "context")) return pd_cmd_context(argc - 1, argv + 1);
   if (!strcmp(cmd, "trace")) return pd_cmd_trace(argc - 1, argv + 1);
   if (!strcmp(cmd, "lsp")) return pd_cmd_lsp(argc - 1, argv + 1);
-  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-    printf("perf-doctor %s\n", PD_VERSION);
-    return 0;
-  }
+  if (!strcmp(cmd, "rules")) return pd_cmd_rules(argc - 1, argv + 1);
+  if (!strcmp(cmd, "explain")) return pd_cmd_explain(argc - 1, argv + 1);
+  if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) return pd_cmd_version();
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
     main_usage(stdout);
     return 0;

@@ -16,7 +16,7 @@
 #include "base/path.h"
 #include "lsp/codeaction.h"
 #include "lsp/commands.h"
-#include "lsp/config.h"
+#include "audit/settings.h"
 #include "lsp/diagnostics.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"

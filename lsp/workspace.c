@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -29,7 +30,7 @@ struct ws_workspace {
   ws_host host;
   doc_encoding enc;
   bool related;       /* the client shows relatedInformation */
-  cfg_settings cfg;
+  au_settings cfg;
   char **roots;
   size_t nroots, roots_cap;
   ws_doc **docs;
@@ -37,6 +38,20 @@ struct ws_workspace {
   TSParser *parser;
   sm_reader reader;
   au_rules *rules;    /* compiled catalog, loaded on first use; dropped when settings change */
+  json_t *settings_json; /* the editor's settings as sent (overlaid on a project config) */
+  ws_project *projects; /* the `.perf-doctor.json` files documents fall under, as last read */
+  size_t nprojects, projects_cap;
+};
+
+/* A project config file and the settings it gives a document: the file overlaid by the editor's
+ * settings, so that the editor and `perf-doctor check` judge the script alike. Re-read when the
+ * file changes (its modification time and size). */
+struct ws_project {
+  char *path;
+  struct timespec mtime;
+  off_t size;
+  au_settings cfg;
+  au_rules *rules; /* for its extraRules; loaded on first use */
 };
 
 static void debugf(ws_workspace *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -205,18 +220,87 @@ static void drop_rules(ws_workspace *s) {
   s->rules = NULL;
 }
 
+static void project_free(ws_project *p) {
+  free(p->path);
+  au_settings_free(&p->cfg);
+  au_rules_free(p->rules);
+}
+
+static void drop_projects(ws_workspace *s) {
+  for (size_t i = 0; i < s->nprojects; i++) project_free(&s->projects[i]);
+  s->nprojects = 0;
+}
+
+/* The project config governing path, current with the file on disk; NULL when there is none. */
+static ws_project *project_for(ws_workspace *s, const char *path) {
+  char *cfg = au_settings_find(path);
+  if (!cfg) return NULL;
+  struct stat st;
+  if (stat(cfg, &st) != 0) {
+    free(cfg);
+    return NULL;
+  }
+  ws_project *p = NULL;
+  for (size_t i = 0; i < s->nprojects && !p; i++)
+    if (!strcmp(s->projects[i].path, cfg)) p = &s->projects[i];
+  bool fresh = p && p->size == st.st_size && p->mtime.tv_sec == st.st_mtim.tv_sec &&
+               p->mtime.tv_nsec == st.st_mtim.tv_nsec;
+  if (fresh) {
+    free(cfg);
+    return p;
+  }
+  if (p) project_free(p);
+  else p = PD_PUSH(s->projects, s->nprojects, s->projects_cap);
+  memset(p, 0, sizeof *p);
+  p->path = cfg;
+  p->mtime = st.st_mtim;
+  p->size = st.st_size;
+  au_settings_init(&p->cfg);
+  char *errs = au_settings_apply_file(&p->cfg, cfg);
+  char *more = au_settings_apply(&p->cfg, s->settings_json);
+  if (errs) s->host.warn(s->host.ctx, errs);
+  free(errs);
+  free(more); /* already reported when the editor sent them */
+  return p;
+}
+
+/* The settings a document is analysed with: its project's, else the editor's. */
+static const au_settings *settings_for(ws_workspace *s, const char *path, ws_project **proj) {
+  *proj = project_for(s, path);
+  return *proj ? &(*proj)->cfg : &s->cfg;
+}
+
+static const au_rules *project_rules(ws_workspace *s, ws_project *p) {
+  if (!p || !p->cfg.extra_rules || (s->cfg.extra_rules && !strcmp(p->cfg.extra_rules, s->cfg.extra_rules)))
+    return rules_for(s);
+  if (!p->rules) {
+    char **errs = NULL;
+    size_t n = 0;
+    p->rules = au_rules_load(p->cfg.extra_rules, &errs, &n);
+    for (size_t i = 0; i < n; i++) {
+      s->host.warn(s->host.ctx, errs[i]);
+      free(errs[i]);
+    }
+    free(errs);
+  }
+  return p->rules;
+}
+
 au_config ws_audit_config(ws_workspace *s, const char *path) {
-  au_config c = cfg_audit(&s->cfg);
-  c.rules = rules_for(s);
+  ws_project *p;
+  au_config c = au_settings_config(settings_for(s, path, &p));
+  c.rules = project_rules(s, p);
   c.reader = &s->reader;
   c.workspace_root = root_for(s, path);
   return c;
 }
 
 sm_options ws_model_options(ws_workspace *s, const char *path) {
+  ws_project *p;
+  const au_settings *cfg = settings_for(s, path, &p);
   sm_options o = {0};
-  o.model_config_dir = s->cfg.model_config_dir;
-  o.gpu = s->cfg.gpu;
+  o.model_config_dir = cfg->model_config_dir;
+  o.gpu = cfg->gpu;
   o.reader = &s->reader;
   o.workspace_root = root_for(s, path);
   return o;
@@ -384,7 +468,7 @@ ws_workspace *ws_new(const ws_host *host) {
   s->parser = parser;
   s->reader.read = reader_read;
   s->reader.ctx = s;
-  cfg_init(&s->cfg);
+  au_settings_init(&s->cfg);
   return s;
 }
 
@@ -395,7 +479,10 @@ void ws_free(ws_workspace *s) {
   for (size_t i = 0; i < s->nroots; i++) free(s->roots[i]);
   free(s->roots);
   drop_rules(s);
-  cfg_free(&s->cfg);
+  drop_projects(s);
+  free(s->projects);
+  json_decref(s->settings_json);
+  au_settings_free(&s->cfg);
   ts_parser_delete(s->parser);
   free(s);
 }
@@ -407,12 +494,20 @@ void ws_set_client(ws_workspace *s, doc_encoding enc, bool related_information) 
 
 char *ws_apply_settings(ws_workspace *s, const json_t *settings) {
   drop_rules(s);
-  char *errs = cfg_load(&s->cfg, settings);
+  drop_projects(s);
+  json_decref(s->settings_json);
+  s->settings_json = settings ? json_deep_copy(settings) : NULL;
+  if (s->settings_json && json_is_object(json_object_get(s->settings_json, "perfDoctor"))) {
+    json_t *inner = json_incref(json_object_get(s->settings_json, "perfDoctor"));
+    json_decref(s->settings_json);
+    s->settings_json = inner;
+  }
+  char *errs = au_settings_load(&s->cfg, settings);
   ws_mark_all_dirty(s);
   return errs;
 }
 
-const cfg_settings *ws_settings(const ws_workspace *s) { return &s->cfg; }
+const au_settings *ws_settings(const ws_workspace *s) { return &s->cfg; }
 
 void ws_add_root(ws_workspace *s, const char *uri) {
   char *p = uri ? doc_uri_to_path(uri) : NULL;
@@ -441,7 +536,7 @@ const char *ws_first_root(const ws_workspace *s) { return s->nroots ? s->roots[0
 TSParser *ws_parser(ws_workspace *s) { return s->parser; }
 
 dg_options ws_diag_options(const ws_workspace *s) {
-  dg_options o = {s->related, NULL};
+  dg_options o = {s->related, s->cfg.docs_url ? s->cfg.docs_url : PD_DOCS_URL};
   return o;
 }
 
@@ -470,6 +565,11 @@ void ws_file_changed(ws_workspace *s, const char *path, bool appeared_or_gone) {
   touch_path(s, path);
   /* A file that appears or disappears may be one a script failed (or will fail) to source. */
   if (appeared_or_gone) ws_mark_all_dirty(s);
+  /* a project config (re)read on the next analysis of the documents it may govern */
+  if (!strcmp(pd_path_base(path), AU_SETTINGS_FILE)) {
+    drop_projects(s);
+    ws_mark_all_dirty(s);
+  }
   if (!s->cfg.extra_rules) return;
   char *a = pd_path_normalize(path), *b = pd_path_normalize(s->cfg.extra_rules);
   if (!strcmp(a, b)) {

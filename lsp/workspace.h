@@ -13,7 +13,7 @@
 
 #include "audit/audit.h"
 #include "lsp/codeaction.h"
-#include "lsp/config.h"
+#include "audit/settings.h"
 #include "lsp/diagnostics.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"
@@ -34,6 +34,7 @@ typedef struct {
 /* An open document and what was derived from it. */
 typedef struct ws_doc ws_doc;
 typedef struct ws_workspace ws_workspace;
+typedef struct ws_project ws_project; /* a project config file (private) */
 
 /* NULL when the bash grammar is not accepted by the tree-sitter runtime. Free with ws_free. */
 ws_workspace *ws_new(const ws_host *host);
@@ -42,10 +43,10 @@ void ws_free(ws_workspace *w);
 /* Session parameters the server negotiated: position encoding, whether the client shows
  * relatedInformation. */
 void ws_set_client(ws_workspace *w, doc_encoding enc, bool related_information);
-/* Replaces the settings (see config.h); returns a description of what was ignored (caller
+/* Replaces the settings (see audit/settings.h); returns a description of what was ignored (caller
  * frees) or NULL. Every document is analysed again. */
 char *ws_apply_settings(ws_workspace *w, const json_t *settings);
-const cfg_settings *ws_settings(const ws_workspace *w);
+const au_settings *ws_settings(const ws_workspace *w);
 
 /* Workspace folders: `source` never leaves the folder a script is in. */
 void ws_add_root(ws_workspace *w, const char *uri);

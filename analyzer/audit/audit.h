@@ -45,6 +45,8 @@ typedef struct {
   size_t nedits;
   bool preferred;       /* the one obvious fix (LSP isPreferred) */
   bool safe;            /* applying it cannot make the job fail to start (for "fix all safe") */
+  bool suppressed;      /* a `# perf-doctor: disable=` comment silences it: reports count and list
+                           it apart, editors do not show it, --fail-on ignores it */
   char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
 } au_finding;
 
@@ -69,6 +71,16 @@ void au_rules_free(au_rules *rules);
 /* The rules' ids in catalog order: the count, and the i-th (borrowed; NULL past the end). */
 size_t au_rules_count(const au_rules *rules);
 const char *au_rule_id(const au_rules *rules, size_t i);
+/* The i-th rule as its catalog writes it (id, severity, category, modes, title, why, fix,
+ * skip_if, verified, cases with their `when` and `cost` sources, example...), with "severity"
+ * replaced by a severity-only override of a user file. New reference; NULL past the end. */
+json_t *au_rule_json(const au_rules *rules, size_t i);
+/* Rule `id` as a markdown page (why, when it fires, fix, skip-if, sources, example, how to turn it
+ * off) in lang; NULL when no rule has that id. Caller frees. */
+char *au_rule_page(const au_rules *rules, const char *id, const char *lang);
+/* The table of every rule (markdown); link_fmt: printf format of a page link from the id
+ * ("%s.md"). Caller frees. */
+char *au_rules_index(const au_rules *rules, const char *lang, const char *link_fmt);
 /* Whether rule `id` applies only where a rollout engine runs (its "needs" has "engine"). */
 bool au_rule_needs_engine(const au_rules *rules, const char *id);
 
@@ -85,6 +97,10 @@ typedef struct {
   const char *workspace_root;
   sm_cache *cache;              /* sourced files parsed once (see sm_cache); NULL = none */
   sm_resume *resume;            /* resume the model's build (see sm_resume); NULL = none */
+  const char *const *env;       /* "NAME=VALUE" the script is launched with (see sm_options) */
+  size_t nenv;
+  const char *const *args;      /* the script's own arguments */
+  size_t nargs;
 } au_config;
 
 typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */
@@ -116,7 +132,12 @@ char *au_report_markdown(const au_result *r, const char *lang);
  * comma-separated list). Caller frees. */
 char *au_skipped_note(const au_rules *rules, const char *files, const char *lang);
 json_t *au_report_json(const au_result *r);
-json_t *au_report_sarif(au_result *const *rs, size_t n);
+/* SARIF 2.1.0 of several results (paths relative to base_dir, NULL = the current directory). */
+json_t *au_report_sarif(au_result *const *rs, size_t n, const char *base_dir);
+/* The `check --format json` document: {"version", "reports": [au_report_json...], "summary"}
+ * whatever the number of files; skipped: the files a directory run skipped (array of paths,
+ * reference stolen); exit_status: what check exits with. */
+json_t *au_report_json_all(au_result *const *rs, size_t n, json_t *skipped, int exit_status);
 
 /* The model and its derived context (mode, layout, GPU totals, from the facts) as the
  * `perf-doctor context` JSON object; new reference. au_context_text is its text form; caller

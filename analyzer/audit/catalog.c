@@ -84,6 +84,7 @@ static void rule_free(ac_rule *r) {
   strv_free(r->conditions, r->nconditions);
   strv_free(r->modes, r->nmodes);
   free(r->verified);
+  json_decref(r->json);
   strv_free(r->intents, r->nintents);
   for (size_t i = 0; i < r->ncases; i++) case_free(&r->cases[i]);
   free(r->cases);
@@ -319,6 +320,8 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
     return false;
   }
   r->id = pd_xstrdup(id);
+  r->forced_severity = -1;
+  r->json = json_incref(o);
   const char *cat = json_string_value(json_object_get(o, "category"));
   if (!cat) {
     char kind = strlen(id) > 2 ? id[2] : '\0'; /* R-C.., R-M.., R-P.. */
@@ -394,6 +397,13 @@ bool ac_load(ac_catalog *c, const char *text_, size_t len, const char *origin, c
     size_t slot = c->n;
     for (size_t k = 0; id && k < c->n; k++)
       if (!strcmp(c->rules[k].id, id)) slot = k;
+    /* {"id": <built-in>, "severity": ...} and nothing else of a rule: only the severity changes */
+    if (!disabled && slot < c->n && !json_object_get(o, "cases") && !json_object_get(o, "title")) {
+      int sev = catalog_severity(json_string_value(json_object_get(o, "severity")));
+      if (sev < 0) err(&ld, "severity must be critical|warn|info", NULL, NULL);
+      else c->rules[slot].forced_severity = sev;
+      continue;
+    }
     if (disabled) {
       if (slot < c->n) {
         rule_free(&c->rules[slot]);

@@ -74,8 +74,11 @@ typedef struct {
   au_severity severity;
   ac_text title, why, fix, skip_if;
   char *verified;  /* what the rule was checked against (Relax/Megatron source), or "doc only" */
+  json_t *json;    /* the rule as written (a reference), for `rules` / `explain` */
   ax_expr *skip;
   bool note_skips;
+  int forced_severity; /* a severity-only entry of a user rule file (-1: none): every finding of
+                          the rule takes it, like an editor setting */
   bool anchor_source;
   bool related_config; /* "related": "model-config" */
   char **conditions;   /* "condition": the script-model condition codes it reports (one finding

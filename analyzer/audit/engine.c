@@ -14,6 +14,7 @@
 #include "audit/au_int.h"
 #include "audit/edits.h"
 #include "audit/facts.h"
+#include "audit/suppress.h"
 #include "base/alloc.h"
 #include "base/str.h"
 #include "base/limits.h"
@@ -419,8 +420,9 @@ static bool applies(const run_ctx *x, const ac_rule *r) {
 
 static void eval_rule(const run_ctx *x, const ac_rule *r) {
   if (!applies(x, r)) return;
-  int ov = 0;
-  bool has_ov = overridden_severity(x->cfg, r->id, &ov);
+  int ov = r->forced_severity;
+  bool has_ov = ov >= 0;
+  has_ov = overridden_severity(x->cfg, r->id, &ov) || has_ov;
   if (has_ov && ov < 0) return;
   if (!r->nconditions) {
     eval_cases(x, r, has_ov, ov, NULL);
@@ -455,6 +457,10 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   opt.workspace_root = cfg->workspace_root;
   opt.cache = cfg->cache;
   opt.resume = cfg->resume;
+  opt.env = cfg->env;
+  opt.nenv = cfg->nenv;
+  opt.args = cfg->args;
+  opt.nargs = cfg->nargs;
   au_result *r = pd_xcalloc(1, sizeof *r);
   r->model = sm_build(path, text, len, tree, &opt);
   r->facts = af_compute(r->model);
@@ -475,6 +481,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;
+  as_apply(r);
   return r;
 }
 
@@ -482,6 +489,16 @@ size_t au_rules_count(const au_rules *rules) { return rules ? rules->cat->n : 0;
 
 const char *au_rule_id(const au_rules *rules, size_t i) {
   return rules && i < rules->cat->n ? rules->cat->rules[i].id : NULL;
+}
+
+json_t *au_rule_json(const au_rules *rules, size_t i) {
+  if (!rules || i >= rules->cat->n || !rules->cat->rules[i].json) return NULL;
+  const ac_rule *r = &rules->cat->rules[i];
+  json_t *j = json_deep_copy(r->json);
+  static const char *const names[] = {"info", "warn", "critical"};
+  if (r->forced_severity >= 0 && r->forced_severity <= 2)
+    json_object_set_new(j, "severity", json_string(names[r->forced_severity]));
+  return j;
 }
 
 bool au_rule_needs_engine(const au_rules *rules, const char *id) {

@@ -48,6 +48,32 @@
   X(FIX_SEP, "fix.separator", "")                                                                \
   X(FIX_TITLE, "fix.title", "rule,title")                                                        \
   X(MD_TITLE, "md.title", "script")                                                              \
+  X(PAGE_TITLE, "page.title", "id,title")                                                  \
+  X(PAGE_ROW, "page.row", "label,value")                                                    \
+  X(PAGE_SEVERITY, "page.severity", "")                                               \
+  X(PAGE_CATEGORY, "page.category", "")                                               \
+  X(PAGE_APPLIES, "page.applies", "")                                                \
+  X(PAGE_ALL_JOBS, "page.all_jobs", "")                                               \
+  X(PAGE_JOBS, "page.jobs", "jobs")                                                   \
+  X(PAGE_NEEDS_ENGINE, "page.needs_engine", "")                                           \
+  X(PAGE_NEEDS_TRAIN, "page.needs_train", "")                                            \
+  X(PAGE_NEEDS_MEGATRON, "page.needs_megatron", "")                                         \
+  X(PAGE_INTENTS, "page.intents", "")                                                \
+  X(PAGE_SKIP, "page.skip", "")                                                   \
+  X(PAGE_VERIFIED, "page.verified", "")                                               \
+  X(PAGE_SECTION, "page.section", "name,text")                                                \
+  X(PAGE_WHY, "page.why", "")                                                    \
+  X(PAGE_WHEN, "page.when", "")                                                   \
+  X(PAGE_FIX, "page.fix", "")                                                    \
+  X(PAGE_SKIP_IF, "page.skip_if", "")                                                \
+  X(PAGE_EXAMPLE, "page.example", "")                                                \
+  X(PAGE_EXAMPLE_TEXT, "page.example_text", "base")                                           \
+  X(PAGE_CONTROL, "page.control", "")                                                \
+  X(PAGE_CONTROL_TEXT, "page.control_text", "id")                                           \
+  X(PAGE_CASE, "page.case", "when,severity,cost")                                                   \
+  X(PAGE_INDEX_TITLE, "page.index_title", "")                                            \
+  X(PAGE_INDEX_HEAD, "page.index_head", "")                                             \
+  X(PAGE_INDEX_ROW, "page.index_row", "id,link,severity,category,applies,title")                                              \
   X(NOT_LAUNCH, "not_launch_script", "")                                                         \
   X(MD_MEM_SKIPPED, "md.memory_skipped", "reason")                                              \
   X(MEM_SKIP_NO_TRAINING, "memory_skipped.no-training", "")                                      \
@@ -65,7 +91,7 @@
   X(MD_MEMORY, "md.memory", "")                                                                  \
   X(MD_NONE, "md.none", "")                                                                      \
   X(MD_FINDING, "md.finding", "tag,rule,title,setting,cost,fix,skip_if")                         \
-  X(MD_SUMMARY, "md.summary", "critical,warn,info")                                              \
+  X(MD_SUMMARY, "md.summary", "critical,warn,info,suppressed")                                              \
   X(MD_TOP, "md.top_action", "rule,title,fix")                                                   \
   X(MD_TOP_NONE, "md.top_action_none", "")                                                       \
   X(HOVER_RES_ACTOR, "hover.resource.actor", "")                                                 \

@@ -22,9 +22,15 @@ static const char *file_path(const sm_model *m, int file) {
   return file >= 0 && (size_t)file < m->nfiles ? m->files[file].path : "";
 }
 
-static void count(const au_result *r, size_t n[3]) {
+/* Findings by severity (suppressed ones apart); returns the number suppressed. */
+static size_t count(const au_result *r, size_t n[3]) {
+  size_t sup = 0;
   n[0] = n[1] = n[2] = 0;
-  for (size_t i = 0; i < r->nfindings; i++) n[r->findings[i].severity]++;
+  for (size_t i = 0; i < r->nfindings; i++) {
+    if (r->findings[i].suppressed) sup++;
+    else n[r->findings[i].severity]++;
+  }
+  return sup;
 }
 
 /* The finding the summary recommends first: the most severe, config errors before others. */
@@ -32,6 +38,7 @@ static const au_finding *top(const au_result *r) {
   const au_finding *best = NULL;
   for (size_t i = 0; i < r->nfindings; i++) {
     const au_finding *f = &r->findings[i];
+    if (f->suppressed) continue;
     if (!best || f->severity > best->severity ||
         (f->severity == best->severity && !strcmp(f->category, "config") &&
          strcmp(best->category, "config") != 0))
@@ -91,6 +98,7 @@ static void md_findings(md_out *o, const au_result *r, bool memory, bool said) {
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < r->nfindings; i++) {
       const au_finding *f = &r->findings[i];
+      if (f->suppressed) continue;
       bool is_memory = !strcmp(f->category, "memory"), config = !strcmp(f->category, "config");
       if (memory ? (pass || !is_memory) : (is_memory || (pass == 0) != config)) continue;
       finding_md(o, f);
@@ -116,8 +124,9 @@ char *au_report_markdown(const au_result *r, const char *lang) {
   md(&o, AU_MSG_MD_MEMORY, NULL);
   md_findings(&o, r, true, memory_skipped(&o, r));
   size_t n[3];
-  count(r, n);
-  ax_value counts[3] = {ax_num((double)n[AU_CRITICAL]), ax_num((double)n[AU_WARN]), ax_num((double)n[AU_INFO])};
+  size_t sup = count(r, n);
+  ax_value counts[4] = {ax_num((double)n[AU_CRITICAL]), ax_num((double)n[AU_WARN]),
+                        ax_num((double)n[AU_INFO]), ax_num((double)sup)};
   md(&o, AU_MSG_MD_SUMMARY, counts);
   const au_finding *t = top(r);
   if (t) {
@@ -159,6 +168,7 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
   json_object_set_new(o, "severity", json_string(sev_name(f->severity)));
   json_object_set_new(o, "verdict", json_string(f->borderline ? "borderline" : "applies"));
   json_object_set_new(o, "certainty", json_string(sm_cert_name(f->certainty)));
+  json_object_set_new(o, "suppressed", json_boolean(f->suppressed));
   json_object_set_new(o, "title", json_string(f->title));
   json_object_set_new(o, "file", json_string(file_path(m, f->file)));
   put_json_range(o, m, f->file, f->range);
@@ -220,10 +230,11 @@ json_t *au_report_json(const au_result *r) {
   json_t *arr = json_array();
   for (size_t i = 0; i < r->nfindings; i++) json_array_append_new(arr, finding_json(m, &r->findings[i]));
   size_t n[3];
-  count(r, n);
+  size_t sup = count(r, n);
   const au_finding *t = top(r);
-  json_t *summary = json_pack("{s:I, s:I, s:I}", "critical", (json_int_t)n[AU_CRITICAL], "warn",
-                              (json_int_t)n[AU_WARN], "info", (json_int_t)n[AU_INFO]);
+  json_t *summary = json_pack("{s:I, s:I, s:I, s:I}", "critical", (json_int_t)n[AU_CRITICAL], "warn",
+                              (json_int_t)n[AU_WARN], "info", (json_int_t)n[AU_INFO], "suppressed",
+                              (json_int_t)sup);
   json_object_set_new(summary, "top_action", t ? json_sprintf("%s: %s", t->rule, t->fix) : json_null());
   json_t *errs = json_array();
   for (size_t i = 0; i < r->nerrors; i++) json_array_append_new(errs, json_string(r->errors[i]));
@@ -237,83 +248,21 @@ json_t *au_report_json(const au_result *r) {
   return o;
 }
 
-/* ---- SARIF 2.1.0 ---- */
-
-static const char *sarif_level(au_severity s) {
-  return s == AU_CRITICAL ? "error" : s == AU_WARN ? "warning" : "note";
-}
-
-static json_t *sarif_region(const sm_model *m, int file, sm_range rg) {
-  return json_pack("{s:I, s:I, s:I, s:I}", "startLine", (json_int_t)rg.start_line + 1, "startColumn",
-                   (json_int_t)sm_char_col(m, file, rg.start_byte, rg.start_col), "endLine",
-                   (json_int_t)rg.end_line + 1, "endColumn",
-                   (json_int_t)sm_char_col(m, file, rg.end_byte, rg.end_col));
-}
-
-static json_t *sarif_location(const sm_model *m, int file, sm_range rg) {
-  return json_pack("{s:{s:{s:s}, s:o}}", "physicalLocation", "artifactLocation", "uri",
-                   file_path(m, file), "region", sarif_region(m, file, rg));
-}
-
-json_t *au_report_sarif(au_result *const *rs, size_t n) {
-  json_t *rules = json_array(), *results = json_array();
-  json_t *seen = json_object();
-  for (size_t k = 0; k < n; k++) {
-    const au_result *r = rs[k];
-    if (!r) continue;
-    const sm_model *m = r->model;
-    for (size_t i = 0; i < r->nfindings; i++) {
-      const au_finding *f = &r->findings[i];
-      json_t *idx = json_object_get(seen, f->rule);
-      if (!idx) {
-        idx = json_integer((json_int_t)json_array_size(rules));
-        json_object_set_new(seen, f->rule, idx);
-        json_array_append_new(rules, json_pack("{s:s, s:{s:s}, s:{s:s}, s:{s:s}}", "id", f->rule,
-                                               "shortDescription", "text", f->title, "fullDescription",
-                                               "text", f->why, "defaultConfiguration", "level",
-                                               sarif_level(f->severity)));
-      }
-      char *msg = pd_xasprintf("%s — %s. Cost: %s. Fix: %s", f->rule, f->title, f->cost, f->fix);
-      json_t *res = json_pack("{s:s, s:I, s:s, s:{s:s}, s:[o]}", "ruleId", f->rule, "ruleIndex",
-                              json_integer_value(idx), "level", sarif_level(f->severity), "message",
-                              "text", msg, "locations", sarif_location(m, f->file, f->range));
-      free(msg);
-      json_object_set_new(res, "properties",
-                          json_pack("{s:s, s:s, s:s}", "verdict", f->borderline ? "borderline" : "applies",
-                                    "category", f->category, "skipIf", f->skip_if));
-      if (f->nrelated) {
-        json_t *rel = json_array();
-        for (size_t j = 0; j < f->nrelated; j++) {
-          json_t *loc = sarif_location(m, f->related[j].file, f->related[j].range);
-          json_object_set_new(loc, "id", json_integer((json_int_t)j));
-          json_object_set_new(loc, "message", json_pack("{s:s}", "text", f->related[j].message));
-          json_array_append_new(rel, loc);
-        }
-        json_object_set_new(res, "relatedLocations", rel);
-      }
-      if (f->nedits) {
-        json_t *changes = json_array();
-        for (size_t j = 0; j < f->nedits; j++) {
-          const au_edit *e = &f->edits[j];
-          json_array_append_new(
-              changes, json_pack("{s:{s:s}, s:[{s:o, s:{s:s}}]}", "artifactLocation", "uri",
-                                 file_path(m, e->file), "replacements", "deletedRegion",
-                                 sarif_region(m, e->file, e->range), "insertedContent", "text",
-                                 e->new_text));
-        }
-        json_object_set_new(res, "fixes",
-                            json_pack("[{s:{s:s}, s:o}]", "description", "text",
-                                      f->fix_title ? f->fix_title : f->fix, "artifactChanges", changes));
-      }
-      json_array_append_new(results, res);
-    }
+json_t *au_report_json_all(au_result *const *rs, size_t n, json_t *skipped, int exit_status) {
+  json_t *reports = json_array();
+  size_t total[3] = {0, 0, 0}, sup = 0;
+  for (size_t i = 0; i < n; i++) {
+    json_array_append_new(reports, au_report_json(rs[i]));
+    size_t c[3];
+    sup += count(rs[i], c);
+    for (int k = 0; k < 3; k++) total[k] += c[k];
   }
-  json_decref(seen);
-  json_t *driver = json_pack("{s:s, s:s, s:s, s:o}", "name", "perf-doctor", "version", PD_VERSION,
-                             "informationUri", "https://github.com/redai-infra/Relax", "rules", rules);
-  return json_pack("{s:s, s:s, s:[{s:{s:o}, s:o}]}", "$schema",
-                   "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0", "runs", "tool",
-                   "driver", driver, "results", results);
+  json_t *summary = json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:i}", "reports", (json_int_t)n,
+                              "skipped", skipped ? skipped : json_array(), "critical",
+                              (json_int_t)total[AU_CRITICAL], "warn", (json_int_t)total[AU_WARN],
+                              "info", (json_int_t)total[AU_INFO], "suppressed", (json_int_t)sup,
+                              "exit_status", exit_status);
+  return json_pack("{s:i, s:o, s:o}", "version", 1, "reports", reports, "summary", summary);
 }
 
 /* ---- hovers ---- */

@@ -110,6 +110,22 @@ char *pd_path_from(const char *file, const char *path) {
   return pd_xstrdup(path);
 }
 
+int pd_mkdirs(const char *dir) {
+  char *p = pd_xstrdup(dir);
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/') continue;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      free(p);
+      return -1;
+    }
+    *s = '/';
+  }
+  int r = mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+  free(p);
+  return r;
+}
+
 const char *pd_path_base(const char *path) {
   if (!path) return "";
   const char *s = strrchr(path, '/');

@@ -19,6 +19,8 @@ char *pd_path_dirname(const char *path);
 /* path as seen from the directory of `file` (both absolute and normalised): `b.sh`,
  * `../models/x.sh`; path itself when they share nothing but the root. Caller frees. */
 char *pd_path_from(const char *file, const char *path);
+/* Creates dir and its missing parents (mode 0777 & umask). 0, or -1 with errno set. */
+int pd_mkdirs(const char *dir);
 /* The last component of a path (borrowed from it; "" for NULL). */
 const char *pd_path_base(const char *path);
 

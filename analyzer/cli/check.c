@@ -1,5 +1,6 @@
 /* `perf-doctor check`: audits launch scripts and prints the report (markdown, JSON or SARIF).
- * Exit status: 0 = nothing at or above --fail-on, 1 = something is, 2 = usage or I/O error. */
+ * Exit status: 0 = nothing at or above --fail-on, 1 = something is, 2 = usage or I/O error, a
+ * file that is not a launch script named explicitly, or a directory without launch scripts. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -10,22 +11,29 @@
 
 #include "audit/audit.h"
 #include "base/alloc.h"
-#include "base/device.h"
 #include "base/limits.h"
 #include "base/path.h"
 #include "base/str.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 
-static void check_usage(FILE *out) {
-  fputs("usage: perf-doctor check SCRIPT|DIR... [--format md|json|sarif] [--lang en|zh]\n"
-        "                          [--gpu TYPE] [--fail-on critical|warn|info] [--rules FILE]\n"
-        "                          [--model-config-dir DIR]\n"
-        "  Audits Relax launch scripts (a directory means every *.sh under it, model configs\n"
-        "  and entrypoints excepted). GPU defaults to the script's `# perf-doctor: gpu=` comment,\n"
-        "  else H20 96GB (assumed). Exit 0: nothing at or above --fail-on (default critical);\n"
-        "  1: something is; 2: usage or I/O error.\n",
-        out);
-}
+static const char usage[] =
+    "usage: perf-doctor check SCRIPT|DIR... [options] [-- SCRIPT-ARGS...]\n"
+    "  Audits Relax launch scripts (a directory means every *.sh under it, model configs and\n"
+    "  entrypoints excepted). Settings come from the nearest .perf-doctor.json above each script,\n"
+    "  then from these options:\n"
+    "  --format md|json|sarif   report format (default md)\n"
+    "  --lang en|zh             report language (default from the locale)\n"
+    "  --gpu TYPE               the GPU (default: a `# perf-doctor: gpu=` comment, else H20 96GB, assumed)\n"
+    "  --fail-on critical|warn|info   exit 1 when a finding at or above it is found (default critical)\n"
+    "  --disable R-X[,R-Y]      turn rules off;   --severity R-X=off|info|warn|critical\n"
+    "  --rules FILE             a rule file (new rules, replacements, severity-only entries)\n"
+    "  --model-config-dir DIR   where scripts/models/*.sh are, when discovery does not find them\n"
+    "  --config FILE | --no-config   use this project config, or none\n"
+    "  --env NAME=VALUE         audit the script as launched with that environment (repeatable)\n"
+    "  --base-dir DIR           SARIF paths relative to DIR (default: the current directory)\n"
+    "  -- ARGS...               the script's own arguments (\"$@\")\n"
+    "  Exit 0: nothing at or above --fail-on; 1: something is; 2: usage or input errors.\n";
 
 typedef struct {
   char **items;
@@ -64,150 +72,184 @@ static void collect_scripts(strv *out, const char *dir, int depth) {
   free(names.items);
 }
 
-static const char *default_lang(void) {
-  const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
-  for (int i = 0; i < 3; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && *v) return pd_str_starts(v, "zh") ? "zh" : "en";
-  }
-  return "en";
+static void strv_free_all(strv *v) {
+  for (size_t i = 0; i < v->n; i++) free(v->items[i]);
+  free(v->items);
 }
 
-/* The note after a directory's reports: the files skipped as not launch scripts. */
-static void print_skipped(const strv *skipped, const au_rules *rules, bool after, const char *lang) {
-  pd_buf list = {0};
-  for (size_t i = 0; i < skipped->n; i++)
-    pd_buf_printf(&list, "%s%s", i ? ", " : "", skipped->items[i]);
-  char *note = au_skipped_note(rules, list.data, lang);
-  fputs(after ? "\n" : "", stdout);
-  fputs(note, stdout);
-  free(note);
-  pd_buf_free(&list);
+/* One file to audit: its path, the input it came from (index into co_opts.inputs), and whether
+ * it was named (not found in a directory). */
+typedef struct {
+  char *path;
+  size_t input;
+  bool named;
+} target;
+
+typedef struct {
+  target *v;
+  size_t n, cap;
+} targets;
+
+/* The files to audit. Sets *status to 2 for an input that does not exist or a directory with no
+ * *.sh at all. */
+static targets expand_inputs(const co_opts *o, int *status) {
+  targets t = {0};
+  for (size_t i = 0; i < o->ninputs; i++) {
+    struct stat st;
+    if (stat(o->inputs[i], &st) != 0) {
+      fprintf(stderr, "perf-doctor check: %s: %s\n", o->inputs[i], strerror(errno));
+      *status = 2;
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      *PD_PUSH(t.v, t.n, t.cap) = (target){pd_xstrdup(o->inputs[i]), i, true};
+      continue;
+    }
+    strv found = {0};
+    collect_scripts(&found, o->inputs[i], 0);
+    if (!found.n) {
+      fprintf(stderr, "perf-doctor check: %s: no *.sh scripts\n", o->inputs[i]);
+      *status = 2;
+    }
+    for (size_t k = 0; k < found.n; k++) *PD_PUSH(t.v, t.n, t.cap) = (target){found.items[k], i, false};
+    free(found.items);
+  }
+  return t;
+}
+
+/* The rule sets of one call: the built-in catalog, and one per user rule file named. */
+typedef struct {
+  char *file; /* NULL = built-in only */
+  au_rules *rules;
+} rules_entry;
+
+typedef struct {
+  rules_entry *v;
+  size_t n, cap;
+} rules_cache;
+
+static au_rules *rules_for(rules_cache *c, const char *file, int *status) {
+  for (size_t i = 0; i < c->n; i++)
+    if ((!file && !c->v[i].file) || (file && c->v[i].file && !strcmp(file, c->v[i].file)))
+      return c->v[i].rules;
+  char **errs = NULL;
+  size_t nerrs = 0;
+  au_rules *r = au_rules_load(file, &errs, &nerrs);
+  for (size_t k = 0; k < nerrs; k++) {
+    fprintf(stderr, "perf-doctor check: %s\n", errs[k]);
+    free(errs[k]);
+    *status = 2;
+  }
+  free(errs);
+  *PD_PUSH(c->v, c->n, c->cap) = (rules_entry){file ? pd_xstrdup(file) : NULL, r};
+  return r;
+}
+
+/* Rule ids the settings name that no rule has: a typo that would silently do nothing. */
+static void check_rule_ids(const au_settings *s, const au_rules *rules, int *status) {
+  for (size_t i = 0; i < s->noverrides; i++) {
+    bool known = false;
+    for (size_t k = 0; k < au_rules_count(rules) && !known; k++)
+      known = !strcmp(au_rule_id(rules, k), s->overrides[i].rule);
+    if (!known) {
+      fprintf(stderr, "perf-doctor check: unknown rule '%s' (perf-doctor rules lists them)\n",
+              s->overrides[i].rule);
+      *status = 2;
+    }
+  }
 }
 
 typedef struct {
-  const char *format, *lang;
-  int fail_level;
-  au_config cfg;
-  strv inputs; /* borrowed from argv */
-} check_opts;
+  au_result **v;
+  size_t n;
+  strv skipped;       /* found in a directory, not launch scripts */
+  const char *lang;   /* of the reports */
+  const au_rules *rules;
+} run_out;
 
-/* Parses argv into o. Returns -1 to go on, else the exit status (0 for --help). */
-static int parse_args(int argc, char **argv, check_opts *o) {
-  static const char *const opts[] = {"--format", "--lang", "--gpu", "--fail-on", "--rules",
-                                     "--model-config-dir"};
-  const char *fail_on = "critical";
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *val = NULL;
-    int which = -1;
-    for (int k = 0; k < 6; k++) {
-      size_t n = strlen(opts[k]);
-      if (!strncmp(a, opts[k], n) && (a[n] == '\0' || a[n] == '=')) {
-        which = k;
-        if (a[n] == '=') val = a + n + 1;
-        else if (i + 1 < argc) val = argv[++i];
-        break;
-      }
-    }
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return check_usage(stdout), 0;
-    if (which < 0 && a[0] == '-' && a[1]) {
-      fprintf(stderr, "perf-doctor check: unknown option %s\n", a);
-      return check_usage(stderr), 2;
-    }
-    if (which >= 0 && !val) return fprintf(stderr, "perf-doctor check: %s needs a value\n", a), 2;
-    switch (which) {
-    case 0: o->format = val; break;
-    case 1: o->lang = val; break;
-    case 2: o->cfg.gpu = val; break;
-    case 3: fail_on = val; break;
-    case 4: o->cfg.extra_rules = val; break;
-    case 5: o->cfg.model_config_dir = val; break;
-    default: *PD_PUSH(o->inputs.items, o->inputs.n, o->inputs.cap) = (char *)a;
-    }
-  }
-  o->fail_level = !strcmp(fail_on, "critical") ? AU_CRITICAL : !strcmp(fail_on, "warn") ? AU_WARN
-                  : !strcmp(fail_on, "info") ? AU_INFO : -1;
-  if (!o->lang) o->lang = default_lang();
-  if (o->fail_level < 0 || (strcmp(o->format, "md") && strcmp(o->format, "json") &&
-                            strcmp(o->format, "sarif")) ||
-      (strcmp(o->lang, "en") && strcmp(o->lang, "zh")) || !o->inputs.n)
-    return check_usage(stderr), 2;
-  o->cfg.lang = o->lang;
-  pd_device custom;
-  if (o->cfg.gpu && !pd_device_find(o->cfg.gpu, &custom)) {
-    fprintf(stderr, "perf-doctor check: unknown GPU '%s' (known:", o->cfg.gpu);
-    for (size_t i = 0; i < pd_device_count(); i++)
-      fprintf(stderr, "%s %s", i ? "," : "", pd_device_at(i)->id);
-    fputs(")\n", stderr);
-    return 2;
-  }
-  return -1;
-}
-
-/* The files to audit: each input file, and the scripts under each input directory. named[i]
- * (caller frees) says files[i] was given by name. Sets *status to 2 for an input not found. */
-static strv expand_inputs(const strv *inputs, bool **named, int *status) {
-  strv files = {0};
-  size_t named_cap = 0, nnamed = 0;
-  *named = NULL;
-  for (size_t i = 0; i < inputs->n; i++) {
-    struct stat st;
-    bool dir = false;
-    if (stat(inputs->items[i], &st) != 0) {
-      fprintf(stderr, "perf-doctor check: %s: %s\n", inputs->items[i], strerror(errno));
-      *status = 2;
-    } else if ((dir = S_ISDIR(st.st_mode))) {
-      size_t before = files.n;
-      collect_scripts(&files, inputs->items[i], 0);
-      if (files.n == before) fprintf(stderr, "perf-doctor check: %s: no *.sh scripts\n", inputs->items[i]);
-    } else {
-      *PD_PUSH(files.items, files.n, files.cap) = pd_xstrdup(inputs->items[i]);
-    }
-    while (nnamed < files.n) *PD_PUSH(*named, nnamed, named_cap) = !dir;
-  }
-  return files;
-}
-
-/* Audits file i; NULL when it cannot be read or is a directory's non-launch file (then added to
- * skipped). Raises *status for errors (2) and findings at the fail level (1). */
-static au_result *audit_one(const check_opts *o, const char *file, bool named, strv *skipped,
-                            int *status) {
+/* Audits one file with its own settings. Raises *status for errors (2) and findings at the fail
+ * level (1). */
+static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_cache *rc,
+                      sm_cache *cache, run_out *out, int *status) {
+  au_settings s;
+  if (co_settings("check", o, t->path, &s) == 2) *status = 2;
   size_t len = 0;
-  char *text = pd_read_file(file, PD_MAX_FILE_BYTES, &len);
+  char *text = pd_read_file(t->path, PD_MAX_FILE_BYTES, &len);
   if (!text) {
-    fprintf(stderr, "perf-doctor check: %s: %s\n", file, pd_read_error(errno));
+    fprintf(stderr, "perf-doctor check: %s: %s\n", t->path, pd_read_error(errno));
     *status = 2;
-    return NULL;
+    au_settings_free(&s);
+    return false;
   }
-  au_result *r = au_run(file, text, len, NULL, &o->cfg);
+  au_config cfg = co_config(o, &s);
+  cfg.rules = rules_for(rc, s.extra_rules, status);
+  cfg.cache = cache;
+  check_rule_ids(&s, cfg.rules, status);
+  au_result *r = au_run(t->path, text, len, NULL, &cfg);
   free(text);
-  if (!r->model->launch_script && !named) { /* found in a directory: skipped, with a note */
-    *PD_PUSH(skipped->items, skipped->n, skipped->cap) = pd_xstrdup(file);
+  if (!out->lang) out->lang = pd_xstrdup(s.lang);
+  out->rules = cfg.rules;
+  au_settings_free(&s);
+  if (!r->model->launch_script && !t->named) {
+    *PD_PUSH(out->skipped.items, out->skipped.n, out->skipped.cap) = pd_xstrdup(t->path);
     au_result_free(r);
-    return NULL;
+    return false;
   }
-  if (!r->model->launch_script) *status = 2; /* named: there is nothing to audit in it */
+  bool launch = r->model->launch_script;
+  if (!launch) *status = 2; /* named: there is nothing to audit in it */
   for (size_t k = 0; k < r->nerrors; k++) {
     fprintf(stderr, "perf-doctor check: %s\n", r->errors[k]);
     *status = 2;
   }
   for (size_t k = 0; k < r->nfindings && *status != 2; k++)
-    if ((int)r->findings[k].severity >= o->fail_level) *status = 1;
-  return r;
+    if (!r->findings[k].suppressed && (int)r->findings[k].severity >= fail_level) *status = 1;
+  out->v[out->n++] = r;
+  return launch;
 }
 
-static void print_json(const check_opts *o, au_result **results, size_t nres, const strv *skipped) {
+/* A directory given on the command line that held *.sh files but no launch script. */
+static void check_dirs_had_scripts(const co_opts *o, const targets *t, const bool *launch, int *status) {
+  for (size_t i = 0; i < o->ninputs; i++) {
+    size_t files = 0, found = 0;
+    for (size_t k = 0; k < t->n; k++) {
+      if (t->v[k].input != i || t->v[k].named) continue;
+      files++;
+      found += launch[k];
+    }
+    if (files && !found) {
+      fprintf(stderr, "perf-doctor check: %s: no Relax launch scripts (no train command, no *_ARGS array)\n",
+              o->inputs[i]);
+      *status = 2;
+    }
+  }
+}
+
+static void print_md(const run_out *out) {
+  for (size_t i = 0; i < out->n; i++) {
+    char *md = au_report_markdown(out->v[i], out->lang);
+    fputs(md, stdout);
+    if (i + 1 < out->n) fputs("\n", stdout);
+    free(md);
+  }
+  if (!out->skipped.n) return;
+  pd_buf list = {0};
+  for (size_t i = 0; i < out->skipped.n; i++)
+    pd_buf_printf(&list, "%s%s", i ? ", " : "", out->skipped.items[i]);
+  char *note = au_skipped_note(out->rules, list.data, out->lang);
+  if (out->n) fputs("\n", stdout);
+  fputs(note, stdout);
+  free(note);
+  pd_buf_free(&list);
+}
+
+static void print_json(const co_opts *o, const run_out *out, int status) {
   json_t *doc;
-  if (!strcmp(o->format, "sarif")) {
-    doc = au_report_sarif(results, nres);
-  } else if (nres == 1 && !skipped->n) {
-    doc = au_report_json(results[0]);
+  if (o->format && !strcmp(o->format, "sarif")) {
+    doc = au_report_sarif(out->v, out->n, o->base_dir);
   } else {
-    doc = json_array();
-    for (size_t i = 0; i < nres; i++) json_array_append_new(doc, au_report_json(results[i]));
-    for (size_t i = 0; i < skipped->n; i++)
-      json_array_append_new(doc, json_pack("{s:s, s:b, s:b}", "file", skipped->items[i],
-                                           "launch_script", 0, "skipped", 1));
+    json_t *skipped = json_array();
+    for (size_t i = 0; i < out->skipped.n; i++) json_array_append_new(skipped, json_string(out->skipped.items[i]));
+    doc = au_report_json_all(out->v, out->n, skipped, status);
   }
   char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   if (s) {
@@ -218,62 +260,43 @@ static void print_json(const check_opts *o, au_result **results, size_t nres, co
   json_decref(doc);
 }
 
-static void strv_free_all(strv *v) {
-  for (size_t i = 0; i < v->n; i++) free(v->items[i]);
-  free(v->items);
-}
-
 int pd_cmd_check(int argc, char **argv) {
-  check_opts o = {.format = "md"};
-  int status = parse_args(argc, argv, &o);
+  static const char *const formats[] = {"md", "json", "sarif", NULL};
+  co_opts o;
+  int status = co_parse("check", usage, formats, argc, argv, &o);
   if (status >= 0) {
-    free(o.inputs.items);
+    co_free(&o);
     return status;
   }
   status = 0;
-  bool *named;
-  strv files = expand_inputs(&o.inputs, &named, &status);
-  free(o.inputs.items);
-
-  /* The catalog is compiled once for all the scripts of this call. */
-  char **rule_errors = NULL;
-  size_t nrule_errors = 0;
-  au_rules *rules = au_rules_load(o.cfg.extra_rules, &rule_errors, &nrule_errors);
-  for (size_t k = 0; k < nrule_errors; k++) {
-    fprintf(stderr, "perf-doctor check: %s\n", rule_errors[k]);
-    free(rule_errors[k]);
-    status = 2;
+  int fail_level = !o.fail_on || !strcmp(o.fail_on, "critical") ? AU_CRITICAL
+                   : !strcmp(o.fail_on, "warn")                 ? AU_WARN
+                                                                : AU_INFO;
+  targets t = expand_inputs(&o, &status);
+  rules_cache rc = {0};
+  sm_cache *cache = sm_cache_new(); /* the scripts of one call source the same files */
+  run_out out = {pd_xcalloc(t.n ? t.n : 1, sizeof(au_result *)), 0, {0}, NULL, NULL};
+  bool *launch = pd_xcalloc(t.n ? t.n : 1, sizeof *launch);
+  for (size_t i = 0; i < t.n; i++) launch[i] = audit_one(&o, &t.v[i], fail_level, &rc, cache, &out, &status);
+  check_dirs_had_scripts(&o, &t, launch, &status);
+  free(launch);
+  if (!out.rules) out.rules = rules_for(&rc, NULL, &status);
+  if (!out.lang) out.lang = pd_xstrdup(o.lang ? o.lang : co_default_lang());
+  if (!o.format || !strcmp(o.format, "md")) print_md(&out);
+  else print_json(&o, &out, status);
+  for (size_t i = 0; i < out.n; i++) au_result_free(out.v[i]);
+  free(out.v);
+  strv_free_all(&out.skipped);
+  free((char *)out.lang);
+  for (size_t i = 0; i < rc.n; i++) {
+    au_rules_free(rc.v[i].rules);
+    free(rc.v[i].file);
   }
-  free(rule_errors);
-  o.cfg.rules = rules;
-  /* the scripts of one call source the same entrypoint and model configs: parse those once */
-  o.cfg.cache = sm_cache_new();
-
-  au_result **results = pd_xcalloc(files.n ? files.n : 1, sizeof *results);
-  strv skipped = {0};
-  size_t nres = 0;
-  for (size_t i = 0; i < files.n; i++) {
-    au_result *r = audit_one(&o, files.items[i], named[i], &skipped, &status);
-    if (r) results[nres++] = r;
-  }
-  if (!strcmp(o.format, "md")) {
-    for (size_t i = 0; i < nres; i++) {
-      char *md = au_report_markdown(results[i], o.lang);
-      fputs(md, stdout);
-      if (i + 1 < nres) fputs("\n", stdout);
-      free(md);
-    }
-    if (skipped.n) print_skipped(&skipped, rules, nres > 0, o.lang);
-  } else {
-    print_json(&o, results, nres, &skipped);
-  }
-  for (size_t i = 0; i < nres; i++) au_result_free(results[i]);
-  au_rules_free(rules);
-  sm_cache_free(o.cfg.cache);
-  free(results);
-  strv_free_all(&files);
-  strv_free_all(&skipped);
-  free(named);
+  free(rc.v);
+  sm_cache_free(cache);
+  for (size_t i = 0; i < t.n; i++) free(t.v[i].path);
+  free(t.v);
+  co_free(&o);
   if (fflush(stdout) != 0) status = 2;
   return status;
 }

@@ -257,6 +257,28 @@ static bool is_launch_script(const sm_model *m, size_t syntax_errors) {
          pd_mem_has(f->text, f->len, "_ARGS+=(");
 }
 
+/* What the script is launched with (`TP=3 bash run.sh a b`): exported variables and "$@". */
+static void launch_environment(sm_builder *b) {
+  const sm_options *o = b->opt;
+  for (size_t i = 0; i < o->nenv; i++) {
+    const char *eq = strchr(o->env[i], '=');
+    if (!eq || eq == o->env[i]) continue;
+    char *name = pd_xstrndup(o->env[i], (size_t)(eq - o->env[i]));
+    sh_var_set(b->w.env, name, eq + 1, SM_CERT_LITERAL, NULL);
+    sh_var_mark(b->w.env, name, -1, (sm_range){0}, true);
+    free(name);
+  }
+  if (!o->nargs) return;
+  sh_fields *pos = sh_array_define(b->w.env, SH_POSITIONAL, false);
+  for (size_t i = 0; i < o->nargs; i++) {
+    sh_field f = {0};
+    f.text = sh_intern(b->w.env, o->args[i], strlen(o->args[i]));
+    f.resolved = true;
+    f.cert = SM_CERT_LITERAL;
+    sh_fields_push(pos, &f);
+  }
+}
+
 sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
                    const sm_options *opt) {
   static const sm_options defaults = {0};
@@ -266,6 +288,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
   b.w.train_file = -1;
   b.w.source_file = -1;
   b.w.env = sh_env_new();
+  launch_environment(&b);
   sm_add_file(&b.w, sm_path_absolute(path ? path : "script.sh"), pd_xstrndup(text, len), len, -1,
               (sm_range){0});
   if (!b.parser) {

@@ -70,6 +70,10 @@ typedef struct {
   const char *workspace_root;   /* `source` never follows files outside it; NULL = no limit */
   sm_cache *cache;              /* NULL = read and parse every sourced file */
   sm_resume *resume;            /* NULL = build from the top, leave no checkpoint */
+  const char *const *env;       /* "NAME=VALUE": the environment the script is launched with */
+  size_t nenv;
+  const char *const *args;      /* the script's own arguments ("$@", "$1", ...) */
+  size_t nargs;
 } sm_options;
 
 typedef struct {

@@ -565,6 +565,22 @@ unresolved : {
 }
 }
 
+/* "$@" (each argument a word), "$*" (joined by a blank), "$#": the script's arguments. */
+static void positional(sh_word *b, const word_ctx *w, const sh_fields *pos, char which, bool quoted) {
+  size_t n = pos ? pos->n : 0;
+  if (which == '#') {
+    char num[32];
+    snprintf(num, sizeof num, "%zu", n);
+    add_value(b, w, num, quoted);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (i && which == '@') emit(b, w->word, w->group, w->conditional);
+    else if (i) pd_buf_putc(&b->cur, ' ');
+    add_value(b, w, pos->v[i].text, quoted || which == '@');
+  }
+}
+
 /* ---- the dispatcher ----------------------------------------------------------------------- */
 
 static void expand_string(sh_word *b, const word_ctx *w, TSNode n) {
@@ -637,9 +653,12 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
       const char *val;
       const char *via;
       sm_cert cert;
+      const sh_fields *pos = sh_array_get(b->env, SH_POSITIONAL);
       if (!strcmp(name, "@") || !strcmp(name, "*") || !strcmp(name, "#")) {
-        if (name[0] == '#') add_value(b, w, "0", quoted);
-        /* "$@": no extra CLI args are assumed */
+        positional(b, w, pos, name[0], quoted);
+      } else if (isdigit((unsigned char)name[0]) && name[1] == '\0' && name[0] != '0') {
+        size_t k = (size_t)(name[0] - '1');
+        if (pos && k < pos->n) add_value(b, w, pos->v[k].text, quoted);
       } else if (sh_var_get(b->env, name, &val, &cert, &via)) {
         if (sm_cert_known(cert)) add_value(b, w, val, quoted);
         else add_unknown(b, s, len, cert, via);
@@ -700,6 +719,8 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
     if (ts_node_is_null(v)) return false;
     var_name_of(f, v, name, sizeof name);
     if (strcmp(name, "@") != 0 && strcmp(name, "*") != 0) return false;
+    const sh_fields *pos = sh_array_get(e, SH_POSITIONAL);
+    if (pos && pos->n) return false; /* expanded word by word, at this word's place */
     *arr = NULL;
     *defined = true;
     return true;

@@ -86,6 +86,8 @@ bool sh_var_get(sh_env *e, const char *name, const char **value, sm_cert *cert,
 
 /* Arrays: the returned list is owned by the env; NULL when never defined. */
 sh_fields *sh_array_get(sh_env *e, const char *name);
+/* The array that holds the script's own arguments ("$@"): a name no script can assign. */
+#define SH_POSITIONAL "@"
 /* Creates (or empties, unless append) the array and returns it for filling. */
 sh_fields *sh_array_define(sh_env *e, const char *name, bool append);
 /* Names of all arrays in first-definition order (borrowed). */

@@ -13,7 +13,7 @@ static void render_all(au_result *r) {
   char *md = au_report_markdown(r, "en");
   char *zh = au_report_markdown(r, "zh");
   json_t *j = au_report_json(r);
-  json_t *s = au_report_sarif(&r, 1);
+  json_t *s = au_report_sarif(&r, 1, NULL);
   CHECK(md && zh && j && s);
   /* a launch script gets the whole report; anything else one sentence saying it is not one */
   CHECK(strstr(md, r->model->launch_script ? "## Summary" : "Not a Relax launch script") != NULL);

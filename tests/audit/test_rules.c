@@ -102,8 +102,14 @@ static int run_case(const char *file, int lineno, char *line, int *seen_rules, c
     fprintf(stderr, "%s:%d: rule errors: %s\n", file, lineno, r->errors[0]);
     failures++;
   }
-  if (!strcmp(expect, "quiet")) {
-    if (f) {
+  if (!strcmp(expect, "suppressed")) {
+    if (!f || !json_is_true(json_object_get(f, "suppressed"))) {
+      fprintf(stderr, "%s:%d: %s is %s, want it found and suppressed\n", file, lineno, rule,
+              f ? "not suppressed" : "not found");
+      failures++;
+    }
+  } else if (!strcmp(expect, "quiet")) {
+    if (f && !json_is_true(json_object_get(f, "suppressed"))) {
       fprintf(stderr, "%s:%d: %s fired but must not: %s\n", file, lineno, rule,
               json_string_value(json_object_get(f, "cost")));
       failures++;
@@ -173,7 +179,7 @@ static int run_case(const char *file, int lineno, char *line, int *seen_rules, c
   for (k = 0; k < *nrules; k++)
     if (!strcmp(rules[k], rule)) break;
   if (k == *nrules && *nrules < 128) strcpy(rules[(*nrules)++], rule);
-  if (k < 128) seen_rules[k] |= !strcmp(expect, "quiet") ? 2 : 1;
+  if (k < 128) seen_rules[k] |= !strcmp(expect, "quiet") ? 2 : !strcmp(expect, "suppressed") ? 0 : 1;
   json_decref(report);
   au_result_free(r);
   free(text);

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(au_report_markdown(r, cfg.lang));
   j = au_report_json(r);
   json_decref(j);
-  j = au_report_sarif(&r, 1);
+  j = au_report_sarif(&r, 1, NULL);
   json_decref(j);
   for (size_t i = 0; i < r->model->nflags; i++) (void)au_flag_doc(r->model->flags[i].name, cfg.lang);
   /* one hover topic per input */

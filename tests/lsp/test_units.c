@@ -8,7 +8,7 @@
 #include "base/path.h"
 #include "harness.h"
 #include "lsp/codeaction.h"
-#include "lsp/config.h"
+#include "audit/settings.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"
 #include "lsp/jsonrpc.h"
@@ -230,20 +230,20 @@ static void test_document(void) {
 }
 
 static void test_config(void) {
-  cfg_settings c;
-  cfg_init(&c);
+  au_settings c;
+  au_settings_init(&c);
   json_t *j = json_loads("{\"perfDoctor\": {\"gpu\": \"H100-80G\", \"lang\": \"zh\", \"rules\": "
                          "{\"R-P10\": \"off\", \"R-M01\": \"info\", \"R-X\": \"loud\"}, "
                          "\"disabledRules\": [\"R-C02\", 3], \"syntaxDiagnostics\": false}}",
                          0, NULL);
-  char *errs = cfg_load(&c, j);
+  char *errs = au_settings_load(&c, j);
   CHECK(errs && strstr(errs, "rules.R-X") && strstr(errs, "disabledRules[1]"));
   free(errs);
   CHECK_STR(c.gpu, "H100-80G");
   CHECK_STR(c.lang, "zh");
   CHECK(!c.syntax_diagnostics);
   CHECK_INT(c.noverrides, 4); /* three rules, and R-S02 off for syntaxDiagnostics false */
-  au_config a = cfg_audit(&c);
+  au_config a = au_settings_config(&c);
   CHECK_STR(a.gpu, "H100-80G");
   int p10 = -9, m01 = -9, c02 = -9, s02 = -9;
   for (size_t i = 0; i < a.noverrides; i++) {
@@ -259,7 +259,7 @@ static void test_config(void) {
   json_decref(j);
   /* Reloading replaces everything: a bad lang falls back to en. */
   j = json_loads("{\"lang\": \"fr\"}", 0, NULL);
-  errs = cfg_load(&c, j);
+  errs = au_settings_load(&c, j);
   CHECK(errs && strstr(errs, "lang"));
   free(errs);
   CHECK_STR(c.lang, "en");
@@ -267,7 +267,7 @@ static void test_config(void) {
   CHECK_INT(c.noverrides, 0);
   CHECK(c.syntax_diagnostics);
   json_decref(j);
-  cfg_free(&c);
+  au_settings_free(&c);
 }
 
 static char *uri_of(void *ctx, const char *path) {

@@ -1,0 +1,209 @@
+#include "cli/options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "base/device.h"
+#include "base/str.h"
+
+const char *co_default_lang(void) {
+  const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) return pd_str_starts(v, "zh") ? "zh" : "en";
+  }
+  return "en";
+}
+
+static bool one_of(const char *v, const char *const *allowed) {
+  for (size_t i = 0; allowed[i]; i++)
+    if (!strcmp(v, allowed[i])) return true;
+  return false;
+}
+
+static void list_values(FILE *f, const char *const *allowed) {
+  for (size_t i = 0; allowed[i]; i++) fprintf(f, "%s%s", i ? ", " : "", allowed[i]);
+}
+
+static int bad_value(const char *cmd, const char *what, const char *v, const char *const *allowed) {
+  fprintf(stderr, "perf-doctor %s: unknown %s '%s' (", cmd, what, v);
+  list_values(stderr, allowed);
+  fputs(")\n", stderr);
+  return 2;
+}
+
+static void add_override(co_opts *o, const char *rule, size_t n, int sev) {
+  au_override *ov = PD_PUSH(o->overrides, o->noverrides, o->overrides_cap);
+  ov->rule = pd_xstrndup(rule, n);
+  ov->severity = sev;
+}
+
+/* --disable R-X,R-Y and --severity R-X=info. */
+static int rule_option(const char *cmd, co_opts *o, bool disable, const char *v) {
+  if (disable) {
+    for (const char *p = v; *p;) {
+      const char *comma = strchr(p, ',');
+      size_t n = comma ? (size_t)(comma - p) : strlen(p);
+      if (n) add_override(o, p, n, -1);
+      p += n + (comma ? 1 : 0);
+    }
+    return -1;
+  }
+  const char *eq = strchr(v, '=');
+  int sev = eq ? au_settings_severity(eq + 1) : -2;
+  if (!eq || eq == v || sev == -2) {
+    fprintf(stderr, "perf-doctor %s: --severity wants RULE=off|info|warn|critical, not '%s'\n", cmd, v);
+    return 2;
+  }
+  add_override(o, v, (size_t)(eq - v), sev);
+  return -1;
+}
+
+/* The option at argv[*i] that takes a value; returns -1 when handled, 2 on error, 1 when a is not
+ * one of them. */
+static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int *i) {
+  static const char *const names[] = {"--format", "--lang", "--gpu", "--model-config-dir",
+                                      "--rules", "--fail-on", "--config", "--base-dir",
+                                      "--env", "--disable", "--severity", NULL};
+  const char *a = argv[*i], *val = NULL;
+  size_t k;
+  for (k = 0; names[k]; k++) {
+    size_t n = strlen(names[k]);
+    if (!strncmp(a, names[k], n) && (a[n] == '\0' || a[n] == '=')) {
+      if (a[n] == '=') val = a + n + 1;
+      else if (*i + 1 < argc) val = argv[++*i];
+      break;
+    }
+  }
+  if (!names[k]) return 1;
+  if (!val) {
+    fprintf(stderr, "perf-doctor %s: %s needs a value\n", cmd, names[k]);
+    return 2;
+  }
+  const char **slot[] = {&o->format, &o->lang, &o->gpu, &o->model_config_dir, &o->rules_file,
+                         &o->fail_on, &o->config, &o->base_dir};
+  if (k < 8) {
+    *slot[k] = val;
+    return -1;
+  }
+  if (k == 8) {
+    if (!strchr(val, '=') || val[0] == '=') {
+      fprintf(stderr, "perf-doctor %s: --env wants NAME=VALUE, not '%s'\n", cmd, val);
+      return 2;
+    }
+    *PD_PUSH(o->env, o->nenv, o->env_cap) = val;
+    return -1;
+  }
+  return rule_option(cmd, o, k == 9, val);
+}
+
+/* The values given, checked: a bad one names itself and what is allowed. */
+static int check_values(const char *cmd, const char *const *formats, const co_opts *o) {
+  static const char *const langs[] = {"en", "zh", NULL};
+  static const char *const levels[] = {"critical", "warn", "info", NULL};
+  if (o->format && !one_of(o->format, formats)) return bad_value(cmd, "format", o->format, formats);
+  if (o->lang && !one_of(o->lang, langs)) return bad_value(cmd, "language", o->lang, langs);
+  if (o->fail_on && !one_of(o->fail_on, levels)) return bad_value(cmd, "level", o->fail_on, levels);
+  pd_device custom;
+  if (o->gpu && !pd_device_find(o->gpu, &custom)) {
+    fprintf(stderr, "perf-doctor %s: unknown GPU '%s' (known:", cmd, o->gpu);
+    for (size_t i = 0; i < pd_device_count(); i++)
+      fprintf(stderr, "%s %s", i ? "," : "", pd_device_at(i)->id);
+    fputs(")\n", stderr);
+    return 2;
+  }
+  struct stat st;
+  const char *dirs[] = {o->model_config_dir, o->base_dir};
+  for (int i = 0; i < 2; i++)
+    if (dirs[i] && (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))) {
+      fprintf(stderr, "perf-doctor %s: %s: %s\n", cmd, dirs[i],
+              stat(dirs[i], &st) != 0 ? strerror(errno) : "not a directory");
+      return 2;
+    }
+  if (o->config && (stat(o->config, &st) != 0 || !S_ISREG(st.st_mode))) {
+    fprintf(stderr, "perf-doctor %s: --config %s: %s\n", cmd, o->config,
+            stat(o->config, &st) != 0 ? strerror(errno) : "not a file");
+    return 2;
+  }
+  return -1;
+}
+
+int co_parse(const char *cmd, const char *usage, const char *const *formats, int argc, char **argv,
+             co_opts *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return fputs(usage, stdout), 0;
+    if (!strcmp(a, "--")) { /* the rest is the script's own arguments */
+      o->args = (const char **)argv + i + 1;
+      o->nargs = (size_t)(argc - i - 1);
+      break;
+    }
+    if (!strcmp(a, "--no-config")) {
+      o->no_config = true;
+      continue;
+    }
+    int r = value_option(cmd, o, argc, argv, &i);
+    if (r == 2) return 2;
+    if (r < 0) continue;
+    if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "perf-doctor %s: unknown option %s\n%s", cmd, a, usage);
+      return 2;
+    }
+    *PD_PUSH(o->inputs, o->ninputs, o->inputs_cap) = a;
+  }
+  if (!o->ninputs) {
+    fprintf(stderr, "perf-doctor %s: no script given\n%s", cmd, usage);
+    return 2;
+  }
+  return check_values(cmd, formats, o);
+}
+
+void co_free(co_opts *o) {
+  for (size_t i = 0; i < o->noverrides; i++) free(o->overrides[i].rule);
+  free(o->overrides);
+  free(o->env);
+  free(o->inputs);
+  memset(o, 0, sizeof *o);
+}
+
+static void replace(char **dst, const char *v) {
+  if (!v) return;
+  free(*dst);
+  *dst = pd_xstrdup(v);
+}
+
+int co_settings(const char *cmd, const co_opts *o, const char *script, au_settings *s) {
+  au_settings_init(s);
+  if (!o->lang) replace(&s->lang, co_default_lang());
+  char *path = o->no_config ? NULL : o->config ? pd_xstrdup(o->config) : au_settings_find(script);
+  if (path) {
+    char *errs = au_settings_apply_file(s, path);
+    free(path);
+    if (errs) { /* a broken project config must not make a green run */
+      fprintf(stderr, "perf-doctor %s: %s\n", cmd, errs);
+      free(errs);
+      return 2;
+    }
+  }
+  replace(&s->lang, o->lang);
+  replace(&s->gpu, o->gpu);
+  replace(&s->model_config_dir, o->model_config_dir);
+  replace(&s->extra_rules, o->rules_file);
+  for (size_t i = 0; i < o->noverrides; i++)
+    au_settings_override(s, o->overrides[i].rule, o->overrides[i].severity);
+  return 0;
+}
+
+au_config co_config(const co_opts *o, const au_settings *s) {
+  au_config c = au_settings_config(s);
+  c.env = o->env;
+  c.nenv = o->nenv;
+  c.args = o->args;
+  c.nargs = o->nargs;
+  return c;
+}

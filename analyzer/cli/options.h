@@ -1,0 +1,45 @@
+/* options: the command-line options `check` and `context` share, and how they combine with a
+ * project's `.perf-doctor.json` (audit/settings.h): defaults, then the config file that governs the
+ * script (found by walking up from it, or --config FILE; none with --no-config), then what the
+ * command line says. A bad value is an error that names itself and the values allowed. */
+#ifndef PD_CLI_OPTIONS_H
+#define PD_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "audit/settings.h"
+
+typedef struct {
+  const char *format;           /* NULL = the subcommand's default */
+  const char *lang, *gpu, *model_config_dir, *rules_file, *fail_on, *config, *base_dir;
+  bool no_config;
+  const char **env;             /* --env NAME=VALUE, in order */
+  size_t nenv, env_cap;
+  const char **args;            /* after `--`: the script's own arguments */
+  size_t nargs;
+  const char **inputs;          /* scripts and directories */
+  size_t ninputs, inputs_cap;
+  au_override *overrides;       /* --disable R-X[,R-Y] (-1) and --severity R-X=info */
+  size_t noverrides, overrides_cap;
+} co_opts;
+
+/* Parses argv (argv[0] = the subcommand) into *o; strings are borrowed from argv except the
+ * overrides' rule ids (owned). formats: the allowed --format values, NULL-terminated. Returns -1
+ * to go on, 0 after printing `usage` for --help, 2 after an error message on stderr. */
+int co_parse(const char *cmd, const char *usage, const char *const *formats, int argc, char **argv,
+             co_opts *o);
+void co_free(co_opts *o);
+
+/* The settings for one script (see above), into *s (initialised here; caller frees). Returns 0,
+ * or 2 after printing why the config file or a value is unusable. */
+int co_settings(const char *cmd, const co_opts *o, const char *script, au_settings *s);
+
+/* The au_config for a script's settings and the command line's environment and arguments;
+ * pointers borrow from s and o. */
+au_config co_config(const co_opts *o, const au_settings *s);
+
+/* en, or zh when the locale says Chinese. */
+const char *co_default_lang(void);
+
+#endif
