@@ -17,7 +17,7 @@ const selector = require('./lib/selector');
 const commands = require('./lib/commands');
 
 const SECTION = 'perfDoctor';
-const RAW_KEYS = ['path', 'gpu', 'lang', 'modelConfigDir', 'extraRules', 'rules', 'disabledRules', 'syntaxDiagnostics'];
+const RAW_KEYS = ['path', 'gpu', 'lang', 'modelConfigDir', 'extraRules', 'docsUrl', 'rules', 'disabledRules', 'syntaxDiagnostics'];
 
 function readSettings() {
   const c = vscode.workspace.getConfiguration(SECTION);

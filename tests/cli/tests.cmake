@@ -3,3 +3,5 @@
 # against their schemas (python3-jsonschema).
 set(_cli ${CMAKE_CURRENT_LIST_DIR})
 add_test(NAME cli_control COMMAND sh ${_cli}/test_control.sh $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR})
+add_test(NAME cli_install COMMAND sh ${_cli}/test_install.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+set_tests_properties(cli_install PROPERTIES TIMEOUT 300)

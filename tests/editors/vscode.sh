@@ -23,6 +23,7 @@ ext="$src/editors/vscode"
 mkdir -p "$work"
 rm -rf "$work/lib" "$work/test"
 cp "$ext/package.json" "$ext/package-lock.json" "$ext/extension.js" "$ext/README.md" "$ext/.vscodeignore" "$work/"
+cp "$src/LICENSE" "$work/LICENSE"
 cp -R "$ext/lib" "$ext/test" "$work/"
 cd "$work"
 
@@ -38,9 +39,12 @@ test)
   PD_SOURCE_DIR="$src" node --test test/*.test.js
   ;;
 package)
-  rm -f perf-doctor.vsix
-  node node_modules/@vscode/vsce/vsce package --skip-license --allow-missing-repository --out perf-doctor.vsix
-  # The package holds the extension and its runtime dependencies, not the tests or vsce.
+  rm -rf perf-doctor.vsix dist
+  # vsce runs the vscode:prepublish script (the esbuild bundle); it must not warn about anything
+  node node_modules/@vscode/vsce/vsce package --out perf-doctor.vsix > vsce.log 2>&1 || { cat vsce.log; exit 1; }
+  cat vsce.log
+  if grep -qi "warning" vsce.log; then echo "FAIL: vsce package warned"; exit 1; fi
+  # The package holds the bundled extension and its manifest, not the sources, tests or modules.
   node -e '
     const fs = require("fs");
     const buf = fs.readFileSync("perf-doctor.vsix");
@@ -51,10 +55,9 @@ package)
       names.push(buf.toString("utf8", p + 46, p + 46 + len));
       p += 46 + len + extra + comment;
     }
-    const need = ["extension/package.json", "extension/extension.js", "extension/lib/config.js", "extension/lib/selector.js",
-      "extension/lib/commands.js", "extension/node_modules/vscode-languageclient/package.json", "extension.vsixmanifest"];
-    const missing = need.filter((f) => !names.includes(f));
-    const unwanted = names.filter((f) => /^extension\/test\/|node_modules\/@vscode\/vsce\//.test(f));
+    const need = ["extension/package.json", "extension/dist/extension.js", "extension/LICENSE.txt", "extension.vsixmanifest"];
+    const missing = need.filter((f) => !names.includes(f) && !names.includes(f.replace(".txt", "")));
+    const unwanted = names.filter((f) => /^extension\/(test|lib|node_modules)\//.test(f));
     console.log(`perf-doctor.vsix: ${names.length} files, ${buf.length} bytes`);
     if (missing.length || unwanted.length) {
       console.log("missing:", missing, "unwanted:", unwanted.slice(0, 5));

@@ -1,8 +1,9 @@
 'use strict';
 // Settings -> server. Pure: no `vscode` import, so `node --test` can run it.
 //
-// The server reads (lsp/config.c, cfg_load) an object that may be wrapped as {perfDoctor: {...}}:
-//   gpu, lang ("en" | "zh"), modelConfigDir, extraRules   non-empty strings
+// The server reads (analyzer/audit/settings.c, au_settings_load) an object that may be wrapped as
+// {perfDoctor: {...}}:
+//   gpu, lang ("en" | "zh"), modelConfigDir, extraRules, docsUrl   non-empty strings
 //   rules          {ruleId: "off" | "critical" | "error" | "warn" | "warning" | "info"}
 //   disabledRules  [ruleId]
 //   syntaxDiagnostics  boolean
@@ -15,7 +16,7 @@ const path = require('path');
 // The words cfg_load's severity_of accepts (case-insensitive); package.json offers the first six.
 const SEVERITIES = ['off', 'critical', 'error', 'warn', 'warning', 'info', 'none', 'disabled', 'information', 'hint'];
 const LANGS = ['en', 'zh'];
-const STRING_KEYS = ['gpu', 'modelConfigDir', 'extraRules'];
+const STRING_KEYS = ['gpu', 'modelConfigDir', 'extraRules', 'docsUrl'];
 const PATH_KEYS = new Set(['modelConfigDir', 'extraRules']);
 
 // `~`, `${userHome}` and `${workspaceFolder}` the way VS Code users write them in settings.

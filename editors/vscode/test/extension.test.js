@@ -10,13 +10,11 @@ const path = require('path');
 const { Uri, textDocument, createVscode, createLanguageClientModule, loadExtension } = require('./fakes');
 const { DOCUMENT_SELECTOR } = require('../lib/selector');
 
-const BIN = process.env.PERF_DOCTOR_BIN;
-const REPO = process.env.PD_SOURCE_DIR || path.resolve(__dirname, '../../..');
-const SHARED = process.env.PD_SHARED_DIR || path.resolve(REPO, '../shared');
+const { REPO, BIN, SHARED, skipNoServer } = require('./paths');
 const FIXTURES = path.join(REPO, 'tests/editors/fixtures');
 const SCRIPT = path.join(FIXTURES, 'scripts/training/text/run-qwen3-4B-8xgpu.sh');
 const TRACE = path.join(SHARED, 'traces/hta-trace-filter-2rank');
-const skip = BIN ? false : 'PERF_DOCTOR_BIN is not set (run through ctest)';
+const skip = skipNoServer;
 
 async function activate(t, settings, extra = {}) {
   const state = { settings: { path: BIN, ...settings }, folders: [FIXTURES], ...extra };
