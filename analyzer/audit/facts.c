@@ -400,6 +400,7 @@ static const pd_device *compute_device(au_facts *f) {
   double most = NAN;
   for (size_t i = 0; i < pd_device_count(); i++) {
     double u = pd_device_at(i)->usable_gib;
+    if (pd_device_at(i)->trace_only) continue;
     if (!isnan(u) && (isnan(most) || u > most)) most = u;
   }
   af_setu(f, AF_M_MAX, most);

@@ -10,20 +10,23 @@
 
 /* Usable memory: the device's memory less what the CUDA context and allocator keep. */
 static const pd_device devices[] = {
-    {"H20-96G", "H20 96GB", 95.0, 148, false, PD_DEV_GPU, VENDOR},
-    {"H20-141G", "H20 141GB", 140.0, 148, false, PD_DEV_GPU, VENDOR},
-    {"H800-80G", "H800 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR},
-    {"H100-80G", "H100 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR},
-    {"H200-141G", "H200 141GB", 140.0, 989, false, PD_DEV_GPU, VENDOR},
-    {"A100-80G", "A100 80GB", 79.0, 312, false, PD_DEV_GPU, VENDOR},
-    {"A100-40G", "A100 40GB", 39.5, 312, false, PD_DEV_GPU, VENDOR},
-    {"B200-192G", "B200 192GB", 178.0, 2250, true, PD_DEV_GPU, VENDOR},
-    {"L20-48G", "L20 48GB", 45.0, 119.5, false, PD_DEV_GPU, VENDOR},
+    {"H20-96G", "H20 96GB", 95.0, 148, false, PD_DEV_GPU, VENDOR, 296, 44, 450, "NVLink 4", false},
+    {"H20-141G", "H20 141GB", 140.0, 148, false, PD_DEV_GPU, VENDOR, 296, 44, 450, "NVLink 4", false},
+    {"H800-80G", "H800 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR, 1979, 67, 200, "NVLink 4 (H800)", false},
+    {"H100-80G", "H100 80GB", 79.5, 989, false, PD_DEV_GPU, VENDOR, 1979, 67, 450, "NVLink 4", false},
+    {"H200-141G", "H200 141GB", 140.0, 989, false, PD_DEV_GPU, VENDOR, 1979, 67, 450, "NVLink 4", false},
+    {"A100-80G", "A100 80GB", 79.0, 312, false, PD_DEV_GPU, VENDOR, NAN, 19.5, 300, "NVLink 3", false},
+    {"A100-40G", "A100 40GB", 39.5, 312, false, PD_DEV_GPU, VENDOR, NAN, 19.5, 300, "NVLink 3", false},
+    {"B200-192G", "B200 192GB", 178.0, 2250, true, PD_DEV_GPU, VENDOR, 4500, NAN, 900, "NVLink 5", false},
+    {"L20-48G", "L20 48GB", 45.0, 119.5, false, PD_DEV_GPU, VENDOR, 239, 59.8, 32, "PCIe 4.0 x16", false},
+    /* AMD's accelerator, for traces recorded on it (TraceLens's test traces are) */
+    {"MI300X-192G", "MI300X 192GB", 190.0, 1307.4, false, PD_DEV_GPU, VENDOR, 2614.9, 163.4, 448,
+     "Infinity Fabric", true},
     /* Relax's NPU recipes run on Ascend 910C (docker/npu-training.md) */
-    {"Ascend-910C", "Ascend 910C", NAN, NAN, false, PD_DEV_NPU, UNSTATED},
-    {"Ascend-910B", "Ascend 910B 64GB", 63.0, NAN, false, PD_DEV_NPU, VENDOR},
+    {"Ascend-910C", "Ascend 910C", NAN, NAN, false, PD_DEV_NPU, UNSTATED, NAN, NAN, NAN, NULL, false},
+    {"Ascend-910B", "Ascend 910B 64GB", 63.0, NAN, false, PD_DEV_NPU, VENDOR, NAN, NAN, NAN, NULL, false},
     /* klx and P800 are the same chip, Kunlunxin P800 (scripts/entrypoint/local-klx.sh) */
-    {"P800", "Kunlunxin P800", NAN, NAN, false, PD_DEV_XPU, UNSTATED},
+    {"P800", "Kunlunxin P800", NAN, NAN, false, PD_DEV_XPU, UNSTATED, NAN, NAN, NAN, NULL, false},
 };
 
 #define NDEVICES (sizeof devices / sizeof devices[0])

@@ -17,10 +17,15 @@ typedef struct {
   const char *id;      /* canonical name: "H20-96G" */
   const char *display; /* as reports print it: "H20 96GB" */
   double usable_gib;   /* memory usable to PyTorch, GiB; NAN when not known */
-  double bf16_tflops;  /* dense bf16 peak, TFLOP/s; NAN when not known */
+  double bf16_tflops;  /* dense bf16 / fp16 tensor peak, TFLOP/s; NAN when not known */
   bool blackwell;
   pd_device_class cls;
   const char *source;  /* where the figures come from */
+  double fp8_tflops;   /* dense fp8 tensor peak, TFLOP/s; NAN when not known or none */
+  double fp32_tflops;  /* fp32 without tensor cores (TF32 off), TFLOP/s; NAN when not known */
+  double link_gbps;    /* GPU-to-GPU link inside a node, GB/s per direction; NAN when not known */
+  const char *link;    /* its name: "NVLink 4", "PCIe 4.0 x16" */
+  bool trace_only;     /* known for reading traces recorded on it; Relax does not target it */
 } pd_device;
 
 /* The device a loose name means; NULL when unknown. A name with a memory size ("P800-96G") for a

@@ -1,26 +1,29 @@
-/* `perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step]` */
+/* `perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step] [--gpu NAME]` */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "trace/trace.h"
+#include "base/device.h"
 #include "base/str.h"
 
 static void trace_usage(FILE *f) {
-  fputs("usage: perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step]\n"
+  fputs("usage: perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step] [--gpu NAME]\n"
         "\n"
         "Summarises PyTorch-profiler (Kineto) traces: one .pt.trace.json(.gz) file or a folder\n"
         "of per-rank files (searched recursively), read in parallel.\n"
         "  --format md|json      output format (default md)\n"
         "  --jobs N              worker threads (default: one per core)\n"
         "  --include-last-step   keep the last ProfilerStep in the HTA figures\n"
+        "  --gpu NAME            judge MFU and link bandwidth against this device (default: the\n"
+        "                        device the trace's deviceProperties names)\n"
         "Exit status: 0 all files summarised, 1 some files failed, 2 usage error or nothing readable.\n",
         f);
 }
 
 int pd_cmd_trace(int argc, char **argv) {
-  tr_options o = {"md", 0, false};
+  tr_options o = {"md", 0, false, NULL};
   const char *path = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -40,6 +43,14 @@ int pd_cmd_trace(int argc, char **argv) {
       o.jobs = (int)n;
     } else if (!strcmp(a, "--include-last-step")) {
       o.include_last = true;
+    } else if (!strcmp(a, "--gpu") && i + 1 < argc) {
+      o.gpu = argv[++i];
+      if (!pd_device_find(o.gpu, NULL)) {
+        fprintf(stderr, "perf-doctor trace: unknown device '%s' (known:", o.gpu);
+        for (size_t k = 0; k < pd_device_count(); k++) fprintf(stderr, "%s %s", k ? "," : "", pd_device_at(k)->id);
+        fputs(")\n", stderr);
+        return 2;
+      }
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "perf-doctor trace: unknown option '%s'\n", a);
       trace_usage(stderr);

@@ -9,6 +9,7 @@ typedef struct {
   const char *key;
   int idx;
   int64_t b, e;
+  const tr_coll *c;
 } inst;
 
 static int inst_cmp(const void *pa, const void *pb) {
@@ -30,7 +31,7 @@ static void match_collectives(tr_rank *const *ranks, size_t n, tr_cross *out) {
     if (ranks[i]->err) continue;
     for (size_t j = 0; j < ranks[i]->n_colls; j++) {
       const tr_coll *c = &ranks[i]->colls[j];
-      v[k++] = (inst){c->key, (int)i, c->b, c->e};
+      v[k++] = (inst){c->key, (int)i, c->b, c->e, c};
       by_id |= !strncmp(c->key, "id:", 3);
       by_seq |= !strncmp(c->key, "pg:", 3);
       by_order |= !strncmp(c->key, "ord:", 4);
@@ -49,6 +50,10 @@ static void match_collectives(tr_rank *const *ranks, size_t n, tr_cross *out) {
       if (t == i || v[t].idx != v[t - 1].idx) v[i + m++] = v[t];
     if (m >= 2) {
       out->coll_instances++;
+      int64_t shortest = INT64_MAX;
+      for (size_t t = i; t < i + m; t++)
+        if (v[t].e - v[t].b < shortest) shortest = v[t].e - v[t].b;
+      tr_bw_add(&out->bw, v[i].c->what, v[i].c->bytes, v[i].c->group, (double)shortest / 1000.0);
       size_t last = i;
       int64_t tmax = v[i].b;
       for (size_t t = i + 1; t < i + m; t++)
@@ -227,6 +232,16 @@ void tr_cross_compute(tr_rank *const *ranks, size_t n, tr_cross *out) {
   memset(out, 0, sizeof *out);
   out->per_rank = pd_xcalloc(n + 1, sizeof *out->per_rank);
   match_collectives(ranks, n, out);
+  out->bw_matched = out->coll_instances > 0;
+  for (size_t i = 0; i < n; i++) {
+    if (ranks[i]->err) continue;
+    out->p2p_kernels += ranks[i]->p2p_kernels;
+    for (size_t j = 0; j < ranks[i]->n_colls && !out->bw_matched; j++) {
+      const tr_coll *c = &ranks[i]->colls[j];
+      tr_bw_add(&out->bw, c->what, c->bytes, c->group, (double)(c->e - c->b) / 1000.0);
+    }
+  }
+  tr_bw_finish(&out->bw);
   size_t nsteps = 0;
   long *steps = all_steps(ranks, n, &nsteps);
   dp_spread(ranks, n, steps, nsteps, out);
@@ -240,5 +255,6 @@ void tr_cross_free(tr_cross *c) {
   free(c->dp);
   for (size_t i = 0; i < c->n_pp; i++) free(c->pp[i].stages);
   free(c->pp);
+  tr_bw_free(&c->bw);
   memset(c, 0, sizeof *c);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "trace/bw.h"
 #include "trace/rank.h"
 
 typedef struct {
@@ -56,6 +57,12 @@ typedef struct {
   size_t n_dp;
   tr_pp_row *pp;
   size_t n_pp;
+  /* Bandwidth per (collective, size, group). Matched instances are timed by the shortest
+   * rank's kernel (the last to arrive waits for nobody: TraceLens's choice too); without
+   * matches each rank's own kernel time, waiting included (bw_matched false). */
+  tr_bw_rows bw;
+  bool bw_matched;
+  long p2p_kernels;      /* point-to-point kernels on all ranks (not collectives) */
 } tr_cross;
 
 /* Computes the cross-rank findings over ranks[0..n) (failed ranks, r->err set, are skipped).

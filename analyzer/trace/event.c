@@ -322,6 +322,77 @@ static bool want_text(ps *s, tr_slice *out, int depth) {
   return want_str(s, out, depth);
 }
 
+/* Any value, kept as its raw JSON text. */
+static bool want_raw(ps *s, tr_slice *out, int depth) {
+  const char *b = s->p;
+  if (!value(s, depth)) return false;
+  *out = (tr_slice){b, (size_t)(s->p - b), false, false};
+  return true;
+}
+
+#define IS(lit) (k->n == sizeof(lit) - 1 && !memcmp(k->p, lit, sizeof(lit) - 1))
+
+/* One args key: the fields the analyses read. Dispatched on the key's length first: a CPU op
+ * with record_shapes carries a dozen keys, and most events none of ours. */
+static bool arg_field(ps *s, const tr_slice *key, tr_event *ev) {
+  tr_slice plain = *key;
+  char buf[32];
+  if (key->escaped) { /* never in practice; decode so that the comparisons below hold */
+    if (key->n >= sizeof buf) return value(s, 2);
+    plain = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
+  }
+  const tr_slice *k = &plain;
+  switch (k->n) {
+  case 3:
+    if (IS("Seq")) return want_num(s, &ev->seq, false, 2);
+    break;
+  case 5:
+    if (IS("flops")) return want_num(s, &ev->flops, false, 2);
+    if (IS("dtype")) return want_text(s, &ev->dtype, 2);
+    break;
+  case 6:
+    if (IS("stream")) return want_num(s, &ev->stream, false, 2);
+    if (IS("device")) return want_num(s, &ev->device, false, 2);
+    break;
+  case 8:
+    if (IS("Comms Id")) return want_text(s, &ev->comms_id, 2);
+    break;
+  case 9:
+    if (IS("Device Id")) return want_num(s, &ev->dev_id, false, 2);
+    break;
+  case 10:
+    if (IS("Input Dims")) return want_raw(s, &ev->dims, 2);
+    if (IS("Input type")) return want_raw(s, &ev->types, 2);
+    if (IS("Group size")) return want_num(s, &ev->group_size, false, 2);
+    break;
+  case 11:
+    if (IS("correlation")) return want_num(s, &ev->correlation, false, 2);
+    if (IS("Device Type")) return want_num(s, &ev->dev_type, false, 2);
+    break;
+  case 13:
+    if (IS("In msg nelems")) return want_num(s, &ev->nelems, false, 2);
+    break;
+  case 14:
+    if (IS("Total Reserved")) return want_num(s, &ev->mem_reserved, false, 2);
+    if (IS("Out msg nelems")) return want_num(s, &ev->out_nelems, false, 2);
+    break;
+  case 15:
+    if (IS("Concrete Inputs")) return want_raw(s, &ev->concrete, 2);
+    if (IS("Total Allocated")) return want_num(s, &ev->mem_alloc, false, 2);
+    if (IS("Collective name")) return want_text(s, &ev->coll_name, 2);
+    break;
+  case 18:
+    if (IS("Process Group Name")) return want_text(s, &ev->pg_name, 2);
+    break;
+  case 19:
+    if (IS("Process Group Ranks")) return want_text(s, &ev->pg_ranks, 2);
+    break;
+  }
+  return value(s, 2);
+}
+
+#undef IS
+
 static bool args_object(ps *s, tr_event *ev) {
   if (s->p >= s->end || *s->p != '{') return value(s, 1);
   s->p++;
@@ -338,17 +409,7 @@ static bool args_object(ps *s, tr_event *ev) {
     if (s->p >= s->end || *s->p != ':') return ev_fail(s, "expected ':'");
     s->p++;
     ws(s);
-    bool ok;
-    if (key_is(&k, "stream")) ok = want_num(s, &ev->stream, false, 2);
-    else if (key_is(&k, "correlation")) ok = want_num(s, &ev->correlation, false, 2);
-    else if (key_is(&k, "Seq")) ok = want_num(s, &ev->seq, false, 2);
-    else if (key_is(&k, "In msg nelems")) ok = want_num(s, &ev->nelems, false, 2);
-    else if (key_is(&k, "Collective name")) ok = want_text(s, &ev->coll_name, 2);
-    else if (key_is(&k, "Process Group Name")) ok = want_text(s, &ev->pg_name, 2);
-    else if (key_is(&k, "Process Group Ranks")) ok = want_text(s, &ev->pg_ranks, 2);
-    else if (key_is(&k, "Comms Id")) ok = want_text(s, &ev->comms_id, 2);
-    else ok = value(s, 2);
-    if (!ok) return false;
+    if (!arg_field(s, &k, ev)) return false;
     ws(s);
     if (s->p < s->end && *s->p == ',') {
       s->p++;
@@ -396,6 +457,8 @@ bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, cons
     if (key_is(&k, "ph")) fine = want_str(&s, &ev->ph, 1);
     else if (key_is(&k, "cat")) fine = want_str(&s, &ev->cat, 1);
     else if (key_is(&k, "name")) fine = want_str(&s, &ev->name, 1);
+    else if (key_is(&k, "pid")) fine = want_text(&s, &ev->pid, 1);
+    else if (key_is(&k, "tid")) fine = want_text(&s, &ev->tid, 1);
     else if (key_is(&k, "ts")) {
       ev->ts_key = true;
       ev->ts = (tr_num){0};

@@ -32,12 +32,20 @@ typedef struct {
 
 typedef struct {
   tr_slice ph, cat, name;
+  tr_slice pid, tid;   /* as text, numbers or strings alike */
   tr_num ts, dur;      /* µs in the file, converted to ns (exact for 3-decimal floats) */
   bool ts_key;         /* "ts" key present with any value (null included) */
   bool dur_null;       /* "dur": null */
   /* args */
   tr_num stream, correlation, seq, nelems; /* plain integers (reals truncated) */
   tr_slice coll_name, pg_name, pg_ranks, comms_id; /* strings, or numbers kept as text */
+  tr_num out_nelems, group_size, device;
+  tr_slice dtype;      /* collective element type ("BFloat16") */
+  /* record_shapes / with_flops: the raw JSON values (p at '[', n bytes), not parsed here */
+  tr_slice dims, types, concrete;
+  tr_num flops;
+  /* [memory] instant events */
+  tr_num mem_alloc, mem_reserved, dev_type, dev_id;
 } tr_event;
 
 /* Parses the JSON object in p[0..n). Returns true and fills *ev (slices point into p); on

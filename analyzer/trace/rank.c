@@ -8,28 +8,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trace/bw.h"
+#include "trace/flops.h"
 #include "trace/iv.h"
+#include "trace/rank_int.h"
 #include "trace/read.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 
-#define NO_ID UINT32_MAX
 /* Host gaps up to this long between CPU ops still count as "launch activity": eager PyTorch
  * spends tens of µs of Python between ops, which is not data supply. */
 #define HOST_BRIDGE_NS 100000
-/* HTA's consecutive_kernel_delay default (µs in practice), in ns. */
-#define KERNEL_WAIT_NS 30000
 
 /* ---- string interning (kernel names, collective args) ---- */
 
-typedef struct {
-  const char **str; /* id -> name (the map's copy) */
-  uint8_t *cls;     /* kernel class, computed on first use */
-  size_t n, cap;
-  pd_map ids;       /* name -> id */
-} names;
-
-static uint32_t names_intern(names *t, const char *s) {
+uint32_t trr_names_intern(names *t, const char *s) {
   bool added;
   pd_map_slot *slot = pd_map_put(&t->ids, s, &added);
   if (!added) return (uint32_t)slot->value;
@@ -74,74 +67,27 @@ int tr_kernel_class(const char *n) {
   return TR_COMP;
 }
 
-static int names_class(names *t, uint32_t id) {
-  if (!t->cls[id]) t->cls[id] = (uint8_t)tr_kernel_class(t->str[id]);
-  return t->cls[id];
+/* cls holds the class in its low 4 bits and, once asked, whether the kernel is a TF32 one. */
+#define CLS_MASK 15u
+#define TF32_KNOWN 16u
+#define TF32_YES 32u
+
+int trr_names_class(names *t, uint32_t id) {
+  if (!(t->cls[id] & CLS_MASK)) t->cls[id] |= (uint8_t)tr_kernel_class(t->str[id]);
+  return t->cls[id] & CLS_MASK;
 }
 
-/* ---- compact records ---- */
-
-/* One GPU row: 40 bytes, as a GB-sized trace holds about a million of them. */
-typedef struct {
-  int64_t ts, end;  /* ns on the trace clock */
-  int64_t link;     /* the correlation id while reading; the launch call's start once joined */
-  uint32_t rt_dur;  /* the launch call's duration, ns (saturates at 4.29 s) */
-  int32_t stream;
-  uint32_t name;
-  uint32_t ci : 20; /* index into col.cinfo, or CI_NONE (past a million: no collective args) */
-  uint32_t adj : 4;    /* HTA's double rounding of this row, see hta_adj */
-  uint32_t rt_adj : 4; /* ... and of its launch call */
-  uint32_t kcat : 1;    /* cat kernel/memcpy/memset: what HTA's idle breakdown looks at */
-  uint32_t has_corr : 1;
-  uint32_t has_rt : 1;  /* a CPU row with the same correlation was found */
-  uint32_t launch : 1;  /* ... and it is one of the launch calls HTA's launch stats count */
-} gev;
-
-#define CI_NONE ((1u << 20) - 1)
-
-/* One CPU row with a correlation id (runtime / driver call): 24 bytes. */
-typedef struct {
-  int64_t corr, ts;
-  uint32_t dur; /* ns, saturating */
-  uint32_t name : 28;
-  uint32_t adj : 4;
-} rtev;
+/* Whether a GEMM kernel's name says it runs fp32 data on tensor cores (TF32): "tf32" in cuBLAS's
+ * names, "tensorop_s..." (single precision through tensor ops) in CUTLASS's. */
+static bool names_tf32(names *t, uint32_t id) {
+  if (!(t->cls[id] & TF32_KNOWN)) {
+    const char *n = t->str[id];
+    t->cls[id] |= TF32_KNOWN | (strstr(n, "tf32") || strstr(n, "tensorop_s") ? TF32_YES : 0);
+  }
+  return t->cls[id] & TF32_YES;
+}
 
 static uint32_t sat_u32(int64_t x) { return x < 0 ? 0 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
-
-typedef struct {
-  uint32_t coll, pg, pg_ranks, comms_id; /* interned, or NO_ID */
-  int64_t seq, nelems;
-} cinfo;
-
-typedef struct {
-  long n;
-  int64_t ts, end;
-  bool user_annotation;
-  unsigned adj;
-} steprow;
-
-typedef struct {
-  names nm;
-  gev *g;
-  size_t ng, capg;
-  rtev *rt;
-  size_t nrt, caprt;
-  pd_index rtix; /* corr -> rt index */
-  cinfo *ci;
-  size_t nci, capci;
-  steprow *st;
-  size_t nst, capst;
-  tr_ivs host, hostcoll;
-  size_t host_compact_at;
-  bool float_ts;
-  bool has_memory;
-  int64_t tmin, tmax;
-  bool any_time;
-  char *scratch[2]; /* decoded strings of the current event */
-  size_t scap[2];
-  tr_rank *out;
-} col;
 
 /* ---- field helpers ---- */
 
@@ -166,7 +112,7 @@ static const char *scratch_str(col *c, int which, const tr_slice *sl) {
 /* A string or number arg, interned as text, or NO_ID. */
 static uint32_t slice_intern(col *c, const tr_slice *sl) {
   const char *t = scratch_str(c, 1, sl);
-  return t ? names_intern(&c->nm, t) : NO_ID;
+  return t ? trr_names_intern(&c->nm, t) : NO_ID;
 }
 
 /* ---- runtime map ---- */
@@ -178,9 +124,14 @@ static bool rt_eq(const void *items, size_t i, const void *key) {
 static uint64_t rt_hash(const void *items, size_t i) { return pd_hash_i64(((const rtev *)items)[i].corr); }
 
 /* The later row of a correlation id wins, as in HTA. */
-static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, uint32_t name, unsigned adj) {
+static bool is_launch_api(const char *n) {
+  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
+         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
+}
+
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, const char *name, unsigned adj, int tid) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
-  *r = (rtev){corr, ts, sat_u32(end - ts), name, adj};
+  *r = (rtev){corr, ts, sat_u32(end - ts), is_launch_api(name), adj & 15u, (uint32_t)tid & 255u};
   pd_index_add(&c->rtix, pd_hash_i64(corr), c->nrt - 1, rt_eq, rt_hash, c->rt, &corr);
 }
 
@@ -237,8 +188,6 @@ static int cat_code(const tr_slice *c) {
   return CAT_OTHER;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 /* HTA rounds with pandas floats: ceil(ts) and floor(ts + dur) on doubles. Past about 2^50 µs
  * (absolute epoch µs with ns decimals) a double cannot hold the ns digits, so its rounding
@@ -247,10 +196,111 @@ static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
   if (!ev->ts.real && !ev->dur.real) return 4; /* integers: doubles are exact */
   double b = ceil(ev->ts.us), e = floor(ev->ts.us + ev->dur.us);
-  int64_t db = (int64_t)b - ceil_div(ts, 1000), de = (int64_t)e - floor_div(end, 1000);
+  int64_t db = (int64_t)b - trr_ceil_div(ts, 1000), de = (int64_t)e - trr_floor_div(end, 1000);
   db = db < -1 ? -1 : db > 1 ? 1 : db;
   de = de < -1 ? -1 : de > 1 ? 1 : de;
   return (unsigned)((db + 1) * 3 + (de + 1));
+}
+
+/* The thread index of a CPU event: 1..255 in order of first appearance, 0 when the event
+ * names no thread or there are more. */
+static int thread_ix(col *c, const tr_event *ev) {
+  if (!ev->tid.p) return 0;
+  char key[sizeof c->last_thread];
+  size_t np = ev->pid.p ? ev->pid.n : 0, nt = ev->tid.n;
+  if (np + nt + 2 > sizeof key) return 0;
+  if (np) memcpy(key, ev->pid.p, np);
+  key[np] = '/';
+  memcpy(key + np + 1, ev->tid.p, nt);
+  key[np + nt + 1] = '\0';
+  if (!strcmp(key, c->last_thread)) return c->last_thread_ix;
+  bool added;
+  pd_map_slot *slot = pd_map_put(&c->threads, key, &added);
+  if (added) slot->value = c->threads.n <= 255 ? c->threads.n : 0;
+  memcpy(c->last_thread, key, np + nt + 2);
+  c->last_thread_ix = (int)slot->value;
+  return c->last_thread_ix;
+}
+
+/* The ProfilerStep windows known so far (CPU-side spans, one per step, by start). */
+static tr_mem_win *known_windows(const col *c, size_t *n) {
+  tr_mem_win *w = pd_xmalloc((c->nst + 1) * sizeof *w);
+  size_t k = 0;
+  for (size_t i = 0; i < c->nst; i++) {
+    bool dup = false;
+    for (size_t j = 0; j < k && !dup; j++) dup = w[j].step == c->st[i].n;
+    if (c->st[i].user_annotation && !dup) w[k++] = (tr_mem_win){c->st[i].n, c->st[i].ts, c->st[i].end};
+  }
+  for (size_t i = 1; i < k; i++) /* insertion sort: a handful of steps */
+    for (size_t j = i; j > 0 && w[j - 1].b > w[j].b; j--) {
+      tr_mem_win t = w[j];
+      w[j] = w[j - 1];
+      w[j - 1] = t;
+    }
+  *n = k;
+  return w;
+}
+
+static void memory_event(col *c, const tr_event *ev) {
+  c->has_memory = true;
+  if (!ev->ts.present || !ev->mem_alloc.present) return;
+  tr_mem_add(c->mem, ev->dev_type.present ? (int)ev->dev_type.v : -1, ev->dev_id.present ? (int)ev->dev_id.v : -1,
+             ev->ts.v, ev->mem_alloc.v, ev->mem_reserved.present ? ev->mem_reserved.v : -1, thread_ix(c, ev));
+  if (tr_mem_wants_windows(c->mem)) {
+    size_t n;
+    tr_mem_win *w = known_windows(c, &n);
+    tr_mem_settle(c->mem, w, n);
+    free(w);
+  }
+}
+
+/* A CPU op: kept for "which op ran at the memory peak" while that may be asked, and for FLOPs
+ * when its shapes are recorded. */
+static void cpu_op(col *c, const tr_event *ev, const char *name, int64_t ts, int64_t end) {
+  int tid = -1;
+  if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name, tid = thread_ix(c, ev), ts, end);
+  if (ev->dims.p) c->out->shapes = true;
+  if (!ev->dims.p && !ev->flops.present) return;
+  tr_fl fl;
+  if (tr_flops_of(name, ev, &fl)) tr_ops_add(c->ops, name, &fl, tid >= 0 ? tid : thread_ix(c, ev), ts, end);
+}
+
+/* Kineto writes the CPU ops, then the memory events, then the runtime calls and GPU rows: at
+ * the first of those with no sign of memory recording, the host ops will not be asked for. */
+static void device_rows_begin(col *c) {
+  c->gpu_seen = true;
+  if (!c->has_memory && !c->profile_memory) tr_ops_host_stop(c->ops);
+}
+
+static void gpu_row(col *c, const tr_event *ev, const char *name, int cat, int64_t ts, int64_t end, int64_t stream,
+                    int64_t corr) {
+  gev *g = PD_PUSH(c->g, c->ng, c->capg);
+  g->ts = ts;
+  g->end = end;
+  g->link = corr;
+  g->has_corr = corr >= 0;
+  g->has_rt = g->launch = 0;
+  g->rt_adj = 4;
+  g->rt_dur = 0;
+  g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
+  g->name = trr_names_intern(&c->nm, name);
+  g->kcat = cat == CAT_GPU;
+  g->aux = AUX_NONE;
+  g->adj = hta_adj(ev, ts, end) & 15u;
+  if (c->device < 0 && ev->device.present) c->device = (int)ev->device.v;
+  if (trr_names_class(&c->nm, g->name) == TR_COMM && c->nci < AUX_NONE) {
+    cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
+    ci->coll = slice_intern(c, &ev->coll_name);
+    ci->pg = slice_intern(c, &ev->pg_name);
+    ci->pg_ranks = slice_intern(c, &ev->pg_ranks);
+    ci->comms_id = slice_intern(c, &ev->comms_id);
+    ci->dtype = slice_intern(c, &ev->dtype);
+    ci->seq = ev->seq.present ? ev->seq.v : -1;
+    ci->nelems = ev->nelems.present ? ev->nelems.v : -1;
+    ci->out_nelems = ev->out_nelems.present ? ev->out_nelems.v : -1;
+    ci->group = ev->group_size.present ? (int)ev->group_size.v : -1;
+    g->aux = (uint32_t)(c->nci - 1) & AUX_NONE;
+  }
 }
 
 static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
@@ -261,7 +311,10 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   const char *name = scratch_str(c, 0, &ev->name);
   if (!name) name = "";
   int cat = cat_code(&ev->cat);
-  if (cat == CAT_INSTANT && !strcmp(name, "[memory]")) c->has_memory = true;
+  if (cat == CAT_INSTANT && !strcmp(name, "[memory]")) {
+    memory_event(c, ev);
+    return;
+  }
   if (cat == CAT_NONE || !ev->ts.present || !ev->dur.present) return; /* HTA drops rows without dur/cat */
   if (cat == CAT_TRACE) return;
   int64_t ts = ev->ts.v, end = ts + ev->dur.v;
@@ -270,33 +323,12 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   c->any_time = true;
   int64_t stream = ev->stream.present ? ev->stream.v : -1;
   int64_t corr = ev->correlation.present ? ev->correlation.v : -1;
+  if (!c->gpu_seen && (stream >= 0 || cat == CAT_RUNTIME)) device_rows_begin(c);
   if (stream >= 0) {
-    gev *g = PD_PUSH(c->g, c->ng, c->capg);
-    g->ts = ts;
-    g->end = end;
-    g->link = corr;
-    g->has_corr = corr >= 0;
-    g->has_rt = g->launch = 0;
-    g->rt_adj = 4;
-    g->rt_dur = 0;
-    g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
-    g->name = names_intern(&c->nm, name);
-    g->kcat = cat == CAT_GPU;
-    g->ci = CI_NONE;
-    g->adj = hta_adj(ev, ts, end) & 15u;
-    if (names_class(&c->nm, g->name) == TR_COMM && c->nci < CI_NONE) {
-      cinfo *ci = PD_PUSH(c->ci, c->nci, c->capci);
-      ci->coll = slice_intern(c, &ev->coll_name);
-      ci->pg = slice_intern(c, &ev->pg_name);
-      ci->pg_ranks = slice_intern(c, &ev->pg_ranks);
-      ci->comms_id = slice_intern(c, &ev->comms_id);
-      ci->seq = ev->seq.present ? ev->seq.v : -1;
-      ci->nelems = ev->nelems.present ? ev->nelems.v : -1;
-      g->ci = (uint32_t)(c->nci - 1) & CI_NONE;
-    }
+    gpu_row(c, ev, name, cat, ts, end, stream, corr);
     return;
   }
-  if (corr >= 0) rt_add(c, corr, ts, end, names_intern(&c->nm, name), hta_adj(ev, ts, end));
+  if (corr >= 0) rt_add(c, corr, ts, end, name, hta_adj(ev, ts, end), thread_ix(c, ev));
   long n;
   if (parse_step(name, &n)) {
     steprow *sr = PD_PUSH(c->st, c->nst, c->capst);
@@ -304,9 +336,23 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   }
   bool op = cat == CAT_CPU_OP;
   if (op || cat == CAT_RUNTIME) host_add(c, ts, end);
+  if (op) cpu_op(c, ev, name, ts, end);
   if ((cat == CAT_USER_ANNOTATION && starts(name, "nccl:")) ||
       (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
     tr_ivs_push(&c->hostcoll, ts, end);
+}
+
+/* deviceProperties: [{"id", "name", "totalGlobalMem", ...}, ...] */
+static void on_device_props(col *c, json_t *v) {
+  size_t i;
+  json_t *d;
+  json_array_foreach(v, i, d) {
+    json_t *id = json_object_get(d, "id"), *nm = json_object_get(d, "name"), *mem = json_object_get(d, "totalGlobalMem");
+    if (!json_is_integer(id) || !json_is_string(nm) || c->nprops >= 64) continue;
+    c->props = pd_xrealloc(c->props, (c->nprops + 1) * sizeof *c->props);
+    c->props[c->nprops++] = (devprop){(int)json_integer_value(id), pd_xstrdup(json_string_value(nm)),
+                                      json_is_integer(mem) ? (int64_t)json_integer_value(mem) : -1};
+  }
 }
 
 static void on_header(void *vc, const char *key, json_t *v) {
@@ -320,6 +366,10 @@ static void on_header(void *vc, const char *key, json_t *v) {
     }
     json_t *ws = json_object_get(v, "world_size");
     if (json_is_integer(ws)) r->world_size = (int)json_integer_value(ws);
+  } else if (!strcmp(key, "deviceProperties") && json_is_array(v)) {
+    on_device_props(c, v);
+  } else if (!strcmp(key, "profile_memory")) {
+    c->profile_memory = json_is_true(v) || (json_is_integer(v) && json_integer_value(v) != 0);
   } else if (!strcmp(key, "baseTimeNanoseconds")) {
     double d;
     if (json_is_integer(v)) {
@@ -352,22 +402,7 @@ void tr_parse_file_name(const char *path, int *rank, int *dp, int *tp, int *pp) 
   *pp = num_after(base, "_pp", false);
 }
 
-/* ---- HTA analyses ---- */
-
-typedef struct {
-  int64_t ts, end; /* HTA's view (rounded when the trace has float ts), ns */
-} hspan;
-
-static hspan hta_span(bool round, int64_t ts, int64_t end, unsigned adj) {
-  if (!round) return (hspan){ts, end};
-  int64_t db = (int64_t)(adj / 3) - 1, de = (int64_t)(adj % 3) - 1;
-  return (hspan){(ceil_div(ts, 1000) + db) * 1000, (floor_div(end, 1000) + de) * 1000};
-}
-
-static bool is_launch_api(const char *n) {
-  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
-         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
-}
+/* ---- joining GPU rows to their launches ---- */
 
 static int gev_cmp(const void *pa, const void *pb) {
   const gev *a = pa, *b = pb;
@@ -385,8 +420,12 @@ static void join_and_sort(col *c) {
       g->has_rt = 1;
       g->link = rt->ts;
       g->rt_dur = rt->dur;
-      g->launch = is_launch_api(c->nm.str[rt->name]);
+      g->launch = rt->launch;
       g->rt_adj = rt->adj;
+      if (trr_names_class(&c->nm, g->name) != TR_COMM) { /* the modelled op it belongs to */
+        uint32_t op = tr_ops_find(c->ops, (int)rt->tid, rt->ts);
+        g->aux = op < AUX_NONE ? op : AUX_NONE;
+      }
     }
   }
   free(c->rt);
@@ -394,265 +433,21 @@ static void join_and_sort(col *c) {
   c->rt = NULL;
   c->caprt = 0;
   if (c->ng) qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
-}
-
-/* Appends [b, e) to a set being built from intervals in start order, merging with HTA's rule
- * (a new group only when b is after the running maximum end). */
-static void merge_in_order(tr_ivs *s, int64_t *cummax, int64_t b, int64_t e) {
-  if (s->n && b <= *cummax) {
-    if (e > s->v[s->n - 1].e) s->v[s->n - 1].e = e;
-  } else {
-    tr_ivs_push(s, b, e);
-  }
-  if (e > *cummax) *cummax = e;
-}
-
-typedef struct {
-  int64_t prev_end;
-  size_t idle; /* index into h->idle */
-} stream_state;
-
-static int long_cmp(const void *pa, const void *pb) {
-  long a = *(const long *)pa, b = *(const long *)pb;
-  return (a > b) - (a < b);
-}
-
-static int i64_cmp(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return (a > b) - (a < b);
-}
-
-static int idle_stream_cmp(const void *pa, const void *pb) {
-  const tr_idle_stream *a = pa, *b = pb;
-  return (a->stream > b->stream) - (a->stream < b->stream);
-}
-
-typedef struct {
-  long count;
-  double sum, sumsq, min, max;
-} kacc;
-
-static int kstat_cmp(const void *pa, const void *pb) {
-  const tr_kernel_stat *a = pa, *b = pb;
-  if (a->sum_us != b->sum_us) return a->sum_us > b->sum_us ? -1 : 1;
-  return strcmp(a->name, b->name);
-}
-
-/* HTA's analyses. The GPU rows are sorted by start (join_and_sort), which is also HTA's order
- * after rounding since ceil is monotone. */
-/* HTA's last-step filter: the steps analysed and the span of the one dropped. */
-typedef struct {
-  int64_t last_start, last_end;
-} hta_window;
-
-static hta_window hta_filter(col *c, const tr_rank_opts *opts) {
-  tr_hta *h = &c->out->hta;
-  bool round = c->float_ts;
-  /* HTA filters only when it sees at least two distinct ProfilerStep names. */
-  long *ns = pd_xmalloc((c->nst + 1) * sizeof *ns);
-  for (size_t i = 0; i < c->nst; i++) ns[i] = c->st[i].n;
-  qsort(ns, c->nst, sizeof *ns, long_cmp);
-  size_t nd = 0;
-  for (size_t i = 0; i < c->nst; i++)
-    if (i == 0 || ns[i] != ns[i - 1]) ns[nd++] = ns[i];
-  h->filtered = nd >= 2;
-  hta_window w = {INT64_MIN, INT64_MIN};
-  long last_n = -1;
-  for (size_t i = 0; i < c->nst; i++) {
-    hspan sp = hta_span(round, c->st[i].ts, c->st[i].end, c->st[i].adj);
-    if (sp.ts > w.last_start) {
-      w.last_start = sp.ts;
-      last_n = c->st[i].n;
-    }
-    if (sp.end > w.last_end) w.last_end = sp.end;
-  }
-  h->iterations = ns;
-  h->n_iterations = nd;
-  if (h->filtered && !opts->include_last) {
-    h->dropped_step = last_n;
-    size_t k = 0; /* iterations analysed: the steps that start before the last one */
-    for (size_t i = 0; i < nd; i++) {
-      bool early = false;
-      for (size_t j = 0; j < c->nst; j++)
-        if (c->st[j].n == ns[i] && hta_span(round, c->st[j].ts, c->st[j].end, c->st[j].adj).ts < w.last_start) early = true;
-      if (early) ns[k++] = ns[i];
-    }
-    h->n_iterations = k;
-  }
-  return w;
-}
-
-/* What the pass over the GPU rows accumulates. */
-typedef struct {
-  tr_ivs all, comp, comm, mem;
-  int64_t cm_all, cm_comp, cm_comm, cm_mem;
-  kacc *acc;        /* per kernel name */
-  int64_t *delays;  /* launch delays */
-  size_t ndel, cap_idle;
-  stream_state *ss; /* per stream, parallel to ss_stream */
-  long *ss_stream;
-  size_t nss, capss, cap_sss;
-} hta_acc;
-
-/* Per-stream idle: the gap to the previous row on the stream (in ts order, not a running
- * maximum, as HTA computes it). */
-static void hta_stream_gap(hta_acc *a, tr_hta *h, const gev *g, hspan sp, hspan rs) {
-  size_t k = 0;
-  while (k < a->nss && a->ss_stream[k] != g->stream) k++;
-  if (k == a->nss) {
-    size_t n = a->nss;
-    *PD_PUSH(a->ss_stream, n, a->cap_sss) = g->stream;
-    stream_state *st = PD_PUSH(a->ss, a->nss, a->capss);
-    st->idle = h->n_idle;
-    tr_idle_stream *is = PD_PUSH(h->idle, h->n_idle, a->cap_idle);
-    memset(is, 0, sizeof *is);
-    is->stream = g->stream;
-  } else {
-    tr_idle_stream *is = &h->idle[a->ss[k].idle];
-    int64_t prev_end = a->ss[k].prev_end, gap = sp.ts - prev_end;
-    double gus = (double)gap / 1000.0;
-    if (g->has_rt && rs.ts > prev_end) is->host_wait_us += gus;
-    else if (gap < KERNEL_WAIT_NS) is->kernel_wait_us += gus;
-    else is->other_us += gus;
-  }
-  a->ss[k].prev_end = sp.end;
-}
-
-static void hta_row(col *c, hta_acc *a, const gev *g, hspan sp, hspan rs) {
-  tr_hta *h = &c->out->hta;
-  h->n_kernels++;
-  int cls = names_class(&c->nm, g->name);
-  merge_in_order(&a->all, &a->cm_all, sp.ts, sp.end);
-  if (cls == TR_COMP) merge_in_order(&a->comp, &a->cm_comp, sp.ts, sp.end);
-  else if (cls == TR_COMM) merge_in_order(&a->comm, &a->cm_comm, sp.ts, sp.end);
-  else if (cls == TR_MEM) merge_in_order(&a->mem, &a->cm_mem, sp.ts, sp.end);
-  if (g->kcat) hta_stream_gap(a, h, g, sp, rs);
-  kacc *k = &a->acc[g->name];
-  double d = (double)(sp.end - sp.ts) / 1000.0;
-  if (k->count == 0 || d < k->min) k->min = d;
-  if (k->count == 0 || d > k->max) k->max = d;
-  k->count++;
-  k->sum += d;
-  k->sumsq += d * d;
-  if (g->launch) {
-    int64_t delay = sp.ts - rs.end;
-    if (delay < 0) delay = 0;
-    a->delays[a->ndel++] = delay;
-    h->launch_n++;
-    if (delay > 100000) h->launch_delay_over_100++;
-    if (rs.end - rs.ts > 50000) h->launch_cpu_over_50++;
-    if (sp.end - sp.ts < rs.end - rs.ts) h->launch_gpu_shorter++;
-  }
-}
-
-/* The temporal breakdown and the kernel-type sweep from the accumulated intervals. */
-static void hta_breakdown(tr_hta *h, hta_acc *a) {
-  if (a->all.n) {
-    int64_t kt = a->all.v[a->all.n - 1].e - a->all.v[0].b;
-    int64_t idle_t = kt - tr_ivs_total(&a->all);
-    int64_t comp_t = tr_ivs_total(&a->comp);
-    h->kernel_time_us = (double)kt / 1000.0;
-    h->idle_us = (double)idle_t / 1000.0;
-    h->compute_us = (double)comp_t / 1000.0;
-    h->non_compute_us = (double)(kt - comp_t - idle_t) / 1000.0;
-  }
-  const tr_ivs *cc[2] = {&a->comm, &a->comp};
-  int64_t t2[8];
-  tr_ivs_sweep(cc, 2, t2);
-  int64_t comm_t = tr_ivs_total(&a->comm);
-  h->comm_us = (double)comm_t / 1000.0;
-  h->overlap_us = (double)t2[3] / 1000.0;
-  h->overlap_pct = comm_t ? 100.0 * (double)t2[3] / (double)comm_t : NAN;
-  const tr_ivs *cm[3] = {&a->comp, &a->comm, &a->mem};
-  int64_t t3[8];
-  tr_ivs_sweep(cm, 3, t3);
-  for (int m = 0; m < 8; m++) h->type_us[m] = (double)t3[m] / 1000.0;
-}
-
-/* Per-name statistics (sample std, as pandas). */
-static void hta_kernel_stats(col *c, tr_hta *h, const kacc *acc) {
-  size_t nk = 0;
-  for (size_t id = 0; id < c->nm.n; id++) nk += acc[id].count ? 1 : 0;
-  h->kernels = pd_xcalloc(nk + 1, sizeof *h->kernels);
-  for (size_t id = 0; id < c->nm.n; id++) {
-    const kacc *a = &acc[id];
-    if (!a->count) continue;
-    tr_kernel_stat *k = &h->kernels[h->n_kernel_stats++];
-    k->name = pd_xstrdup(c->nm.str[id]);
-    k->cls = names_class(&c->nm, (uint32_t)id);
-    k->count = a->count;
-    k->sum_us = a->sum;
-    k->min_us = a->min;
-    k->max_us = a->max;
-    k->mean_us = a->sum / (double)a->count;
-    double var = a->count > 1 ? (a->sumsq - a->sum * a->sum / (double)a->count) / (double)(a->count - 1) : 0;
-    k->std_us = var > 0 ? sqrt(var) : 0;
-  }
-  qsort(h->kernels, h->n_kernel_stats, sizeof *h->kernels, kstat_cmp);
-}
-
-static void hta_launch_stats(tr_hta *h, int64_t *delays, size_t ndel) {
-  if (!ndel) return;
-  qsort(delays, ndel, sizeof *delays, i64_cmp);
-  double med = ndel % 2 ? (double)delays[ndel / 2]
-                        : ((double)delays[ndel / 2 - 1] + (double)delays[ndel / 2]) / 2.0;
-  double sum = 0;
-  for (size_t i = 0; i < ndel; i++) sum += (double)delays[i];
-  h->launch_median_delay_us = med / 1000.0;
-  h->launch_mean_delay_us = sum / (double)ndel / 1000.0;
-}
-
-static void analyze_hta(col *c, const tr_rank_opts *opts) {
-  tr_hta *h = &c->out->hta;
-  bool round = c->float_ts;
-  h->rounded = round;
-  h->dropped_step = -1;
-  hta_window w = hta_filter(c, opts);
-  hta_acc a = {.cm_all = INT64_MIN, .cm_comp = INT64_MIN, .cm_comm = INT64_MIN, .cm_mem = INT64_MIN};
-  a.acc = pd_xcalloc(c->nm.n + 1, sizeof *a.acc);
-  a.delays = pd_xmalloc((c->ng + 1) * sizeof *a.delays);
-  for (size_t i = 0; i < c->ng; i++) {
-    const gev *g = &c->g[i];
-    hspan sp = hta_span(round, g->ts, g->end, g->adj);
-    hspan rs = g->has_rt ? hta_span(round, g->link, g->link + g->rt_dur, g->rt_adj) : (hspan){0, 0};
-    if (h->filtered) {
-      /* keep GPU rows launched by a CPU row inside the kept steps; a stream row without a
-       * correlation is a "CPU row" to HTA and is judged by its own ts */
-      int64_t t;
-      if (g->has_corr) {
-        if (!g->has_rt) continue;
-        t = rs.ts;
-      } else {
-        t = sp.ts;
-      }
-      if (opts->include_last ? t > w.last_end : t >= w.last_start) continue;
-    }
-    hta_row(c, &a, g, sp, rs);
-  }
-  free(a.ss);
-  free(a.ss_stream);
-  if (h->n_idle) qsort(h->idle, h->n_idle, sizeof *h->idle, idle_stream_cmp);
-  hta_breakdown(h, &a);
-  tr_ivs_free(&a.all);
-  tr_ivs_free(&a.comp);
-  tr_ivs_free(&a.comm);
-  tr_ivs_free(&a.mem);
-  hta_kernel_stats(c, h, a.acc);
-  free(a.acc);
-  hta_launch_stats(h, a.delays, a.ndel);
-  free(a.delays);
+  for (size_t i = 0; i < c->ng; i++) /* in start order, as the busy-time union needs */
+    if (c->g[i].aux != AUX_NONE && trr_names_class(&c->nm, c->g[i].name) != TR_COMM)
+      tr_ops_kernel(c->ops, c->g[i].aux, c->g[i].ts, c->g[i].end, names_tf32(&c->nm, c->g[i].name));
 }
 
 /* ---- per-step decomposition and cross-rank facts ---- */
 
 static bool coll_is(const col *c, const gev *g, const char *what) {
-  if (g->ci == CI_NONE || c->ci[g->ci].coll == NO_ID) return false;
-  return !strcmp(c->nm.str[c->ci[g->ci].coll], what);
+  if (g->aux == AUX_NONE || c->ci[g->aux].coll == NO_ID) return false;
+  return !strcmp(c->nm.str[c->ci[g->aux].coll], what);
 }
 
 static bool is_p2p(const col *c, const gev *g) {
-  if (g->ci != CI_NONE && c->ci[g->ci].coll != NO_ID) {
-    const char *n = c->nm.str[c->ci[g->ci].coll];
+  if (g->aux != AUX_NONE && c->ci[g->aux].coll != NO_ID) {
+    const char *n = c->nm.str[c->ci[g->aux].coll];
     return !strcmp(n, "send") || !strcmp(n, "recv") || !strcmp(n, "sendrecv") ||
            !strcmp(n, "batch_isend_irecv");
   }
@@ -694,7 +489,7 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 /* The key under which every rank records the same collective instance: Comms Id, else
  * (process group, Seq), else (group, collective, size, ordinal on this rank). */
 static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
-  const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
+  const cinfo *ci = g->aux != AUX_NONE ? &c->ci[g->aux] : NULL;
   if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.str[ci->comms_id]);
   if (ci && ci->pg != NO_ID && ci->seq >= 0)
     return pd_xasprintf("pg:%s#%lld", c->nm.str[ci->pg], (long long)ci->seq);
@@ -703,7 +498,7 @@ static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
                                                 : "";
   const char *what = ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name];
   char *prefix = pd_xasprintf("ord:%s|%s|%lld", grp, what, (long long)(ci ? ci->nelems : -1));
-  uint32_t id = names_intern(&c->nm, prefix);
+  uint32_t id = trr_names_intern(&c->nm, prefix);
   if (id >= *nord) {
     size_t n = (size_t)id + 64;
     *ord = pd_xrealloc(*ord, n * sizeof **ord);
@@ -726,11 +521,11 @@ static void step_sets_build(col *c, step_sets *t) {
   int64_t cm_all = INT64_MIN, cm_comp = INT64_MIN, cm_comm = INT64_MIN, cm_mem = INT64_MIN;
   for (size_t i = 0; i < c->ng; i++) { /* sorted by start: merge as we go */
     const gev *g = &c->g[i];
-    int cls = names_class(&c->nm, g->name);
-    merge_in_order(&t->all, &cm_all, g->ts, g->end);
-    if (cls == TR_COMP) merge_in_order(&t->comp, &cm_comp, g->ts, g->end);
-    else if (cls == TR_COMM) merge_in_order(&t->comm, &cm_comm, g->ts, g->end);
-    else if (cls == TR_MEM) merge_in_order(&t->mem, &cm_mem, g->ts, g->end);
+    int cls = trr_names_class(&c->nm, g->name);
+    trr_merge_in_order(&t->all, &cm_all, g->ts, g->end);
+    if (cls == TR_COMP) trr_merge_in_order(&t->comp, &cm_comp, g->ts, g->end);
+    else if (cls == TR_COMM) trr_merge_in_order(&t->comm, &cm_comm, g->ts, g->end);
+    else if (cls == TR_MEM) trr_merge_in_order(&t->mem, &cm_mem, g->ts, g->end);
     int64_t rt_end = g->link + (int64_t)g->rt_dur;
     if (g->has_rt && g->ts > rt_end) { /* launched, not started: the GPU waits on something */
       tr_ivs_push(&pend_any, rt_end, g->ts);
@@ -813,7 +608,8 @@ static void step_comms(col *c, const commref *cr, size_t ncr, const steprow *w, 
     const gev *g = &c->g[cr[i].idx];
     long wi = window_of(w, nw, g->ts);
     if (is_p2p(c, g)) {
-      merge_in_order(&p2p, &cm_p2p, g->ts, g->end);
+      r->p2p_kernels++;
+      trr_merge_in_order(&p2p, &cm_p2p, g->ts, g->end);
       if (wi >= 0) {
         r->steps[wi].p2p_kernels++;
         if (coll_is(c, g, "send")) r->steps[wi].p2p_sends++;
@@ -823,8 +619,12 @@ static void step_comms(col *c, const commref *cr, size_t ncr, const steprow *w, 
     }
     tr_coll *co = PD_PUSH(r->colls, r->n_colls, capcoll);
     co->key = coll_key(c, g, &ord, &nord);
-    const cinfo *ci = g->ci != CI_NONE ? &c->ci[g->ci] : NULL;
+    const cinfo *ci = g->aux != AUX_NONE ? &c->ci[g->aux] : NULL;
     co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name]);
+    co->bytes = ci && ci->coll != NO_ID && ci->dtype != NO_ID
+                    ? tr_bw_bytes(co->what, ci->nelems, ci->out_nelems, c->nm.str[ci->dtype])
+                    : -1;
+    co->group = ci ? ci->group : -1;
     co->step = wi >= 0 ? w[wi].n : -1;
     co->b = g->ts + base;
     co->e = g->end + base;
@@ -882,7 +682,7 @@ static void analyze_steps(col *c) {
   commref *cr = pd_xmalloc((c->ng + 1) * sizeof *cr);
   size_t ncr = 0;
   for (size_t i = 0; i < c->ng; i++)
-    if (names_class(&c->nm, c->g[i].name) == TR_COMM) cr[ncr++] = (commref){c->g[i].ts, c->g[i].end, i};
+    if (trr_names_class(&c->nm, c->g[i].name) == TR_COMM) cr[ncr++] = (commref){c->g[i].ts, c->g[i].end, i};
   qsort(cr, ncr, sizeof *cr, commref_cmp);
   for (size_t i = 0; i < c->ng; i++) {
     long wi = window_of(w, nw, c->g[i].ts);
@@ -911,11 +711,70 @@ static void col_free(col *c) {
   tr_ivs_free(&c->hostcoll);
   free(c->scratch[0]);
   free(c->scratch[1]);
+  pd_map_free(&c->threads);
+  for (size_t i = 0; i < c->nprops; i++) free(c->props[i].name);
+  free(c->props);
+  if (c->ops) { /* not finished: an error path */
+    tr_ops discard;
+    tr_ops_finish(c->ops, NULL, 0, NULL, &discard);
+    tr_ops_free(&discard);
+  }
+  if (c->mem) {
+    tr_memory discard;
+    tr_mem_finish(c->mem, NULL, 0, &discard);
+    tr_memory_free(&discard);
+  }
+}
+
+/* ---- the device, GPU memory and FLOPs ---- */
+
+/* The rank's device: the one its memory events or GPU rows name, in deviceProperties. */
+static void find_device(col *c, const tr_rank_opts *opts) {
+  tr_rank *r = c->out;
+  int id = r->memory.measured ? r->memory.device_id : c->device;
+  const devprop *p = NULL;
+  for (size_t i = 0; i < c->nprops && !p; i++)
+    if (c->props[i].id == id) p = &c->props[i];
+  if (!p && c->nprops && id < 0) p = &c->props[0]; /* one rank, one device: Kineto lists all */
+  r->device_id = p ? p->id : id;
+  r->device_name = p ? pd_xstrdup(p->name) : NULL;
+  r->device_total = p ? p->total : -1;
+  r->node_devices = (int)c->nprops;
+  if (opts->gpu) {
+    r->device = pd_device_find(opts->gpu, NULL);
+    r->device_from_option = r->device != NULL;
+  }
+  if (!r->device && p) r->device = tr_flops_device(p->name, p->total);
+}
+
+static void analyze_efficiency(col *c, const tr_rank_opts *opts) {
+  tr_rank *r = c->out;
+  size_t nw;
+  steprow *sw = step_windows(c, &nw);
+  tr_mem_win *w = pd_xmalloc((nw + 1) * sizeof *w);
+  for (size_t i = 0; i < nw; i++) w[i] = (tr_mem_win){sw[i].n, sw[i].ts, sw[i].end};
+  free(sw);
+  tr_mem_finish(c->mem, w, nw, &r->memory);
+  c->mem = NULL;
+  r->mem_at_step = -1;
+  if (r->memory.measured) {
+    long wi = tr_mem_win_at(w, nw, r->memory.at_ns);
+    if (wi >= 0) r->mem_at_step = w[wi].step;
+    r->mem_at_op = tr_ops_host_at(c->ops, r->memory.at_tid, r->memory.at_ns);
+    if (!r->mem_at_op)
+      r->mem_at_op_why = tr_ops_host_kept(c->ops)
+                             ? "no CPU op on that thread spans the moment"
+                             : "not resolved: the file lists its CPU ops before anything says memory was recorded";
+  }
+  find_device(c, opts);
+  tr_ops_finish(c->ops, w, nw, r->device, &r->ops);
+  c->ops = NULL;
+  free(w);
 }
 
 
 tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
-  static const tr_rank_opts defaults = {false};
+  static const tr_rank_opts defaults = {false, NULL};
   if (!opts) opts = &defaults;
   tr_rank *r = pd_xcalloc(1, sizeof *r);
   r->file = pd_xstrdup(path);
@@ -925,8 +784,12 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   tr_parse_file_name(path, &r->name_rank, &r->dp, &r->tp, &r->pp);
   struct stat sb;
   if (stat(path, &sb) == 0) r->file_bytes = (uint64_t)sb.st_size;
-  col c = {.out = r, .host_compact_at = 65536};
-  static const char *const header_keys[] = {"distributedInfo", "baseTimeNanoseconds", NULL};
+  r->device_id = -1;
+  r->device_total = -1;
+  r->mem_at_step = -1;
+  col c = {.out = r, .host_compact_at = 65536, .device = -1, .ops = tr_ops_new(), .mem = tr_mem_new()};
+  static const char *const header_keys[] = {"distributedInfo", "baseTimeNanoseconds", "deviceProperties",
+                                            "profile_memory", NULL};
   tr_read_sink sink = {on_event, on_header, &c, header_keys};
   tr_read_stats st;
   char *err = NULL;
@@ -954,6 +817,10 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   r->has_memory_events = c.has_memory;
   r->n_gpu_rows = (long)c.ng;
   r->n_runtime_rows = (long)c.nrt;
+  int64_t base = r->has_base ? r->base_ns : 0;
+  r->t_begin = c.tmin + base;
+  r->t_end = c.tmax + base;
+  tr_ops_index(c.ops);
   join_and_sort(&c);
   r->n_steps_seen = (long)c.nst;
   size_t caps = 0;
@@ -962,9 +829,10 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
     for (size_t j = 0; j < r->n_streams && !seen; j++) seen = r->streams[j] == c.g[i].stream;
     if (!seen) *PD_PUSH(r->streams, r->n_streams, caps) = (long)c.g[i].stream;
   }
-  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, long_cmp);
-  analyze_hta(&c, opts);
+  if (r->n_streams) qsort(r->streams, r->n_streams, sizeof *r->streams, trr_long_cmp);
+  trr_analyze_hta(&c, opts);
   analyze_steps(&c);
+  analyze_efficiency(&c, opts);
   col_free(&c);
   return r;
 }
@@ -983,6 +851,10 @@ void tr_rank_free(tr_rank *r) {
     free(r->colls[i].what);
   }
   free(r->colls);
+  free(r->device_name);
+  tr_memory_free(&r->memory);
+  free(r->mem_at_op);
+  tr_ops_free(&r->ops);
   free(r->err);
   free(r);
 }

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/device.h"
+#include "trace/mem.h"
+#include "trace/ops.h"
+
 /* Kernel classes, as HTA's regexes assign them (hta/common/types.py). */
 enum { TR_COMP = 1, TR_COMM = 2, TR_MEM = 4, TR_OTHER = 8 };
 
@@ -40,6 +44,11 @@ typedef struct {
   bool rounded;          /* HTA's ceil/floor rounding of float timestamps applied */
   long n_kernels;        /* GPU rows analysed */
   double kernel_time_us, idle_us, compute_us, non_compute_us;
+  /* HTA rounds start up and end down to whole µs, so a non-compute row shorter than 1 µs can get a
+   * negative length and non_compute_us can come out negative: how many, their sum, and the
+   * figure without rounding */
+  long neg_rows;
+  double neg_us, non_compute_exact_us;
   double comm_us, overlap_us, overlap_pct; /* overlap_pct is NaN without communication */
   double type_us[8];     /* exclusive kernel-type sweep indexed by mask (1 comp, 2 comm, 4 mem) */
   tr_idle_stream *idle;
@@ -74,6 +83,8 @@ typedef struct {
   char *what;  /* collective name (args) or kernel name */
   long step;
   int64_t b, e; /* absolute ns */
+  int64_t bytes; /* message size as nccl-tests counts it (trace_bw), -1 when not recorded */
+  int group;     /* Group size, -1 when not recorded */
 } tr_coll;
 
 typedef struct {
@@ -95,11 +106,28 @@ typedef struct {
   size_t n_steps;
   tr_coll *colls;
   size_t n_colls;
+  long p2p_kernels;        /* point-to-point NCCL kernels (pipeline send/recv), not in colls */
+  int64_t t_begin, t_end;  /* absolute ns span of the events, to tell jobs apart */
+  /* the device: deviceProperties of the device the rank used, and the table's entry for it
+   * (or for --gpu) */
+  char *device_name;       /* NULL when the trace does not say */
+  int device_id;           /* -1 when unknown */
+  int64_t device_total;    /* totalGlobalMem, bytes; -1 when not stated */
+  const pd_device *device; /* NULL when the table does not know it */
+  int node_devices;        /* devices deviceProperties lists (the node's GPUs), 0 when absent */
+  bool device_from_option;
+  tr_memory memory;
+  long mem_at_step;        /* the step of the allocated peak, -1 outside the steps */
+  char *mem_at_op;         /* the CPU op running at the peak, or NULL ... */
+  const char *mem_at_op_why; /* ... and why */
+  tr_ops ops;
+  bool shapes;             /* some CPU op recorded Input Dims (record_shapes) */
   char *err; /* non-NULL when the file could not be read; then nothing else is filled */
 } tr_rank;
 
 typedef struct {
   bool include_last; /* keep HTA's last ProfilerStep (include_last_profiler_step=True) */
+  const char *gpu;   /* the device to judge MFU against, overriding deviceProperties; NULL */
 } tr_rank_opts;
 
 /* Reads and analyses one file. Never returns NULL; on failure ->err names the file and the

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/path.h"
+#include "trace/effsum.h"
 
 #ifndef PD_VERSION
 #define PD_VERSION "dev"
@@ -55,6 +56,12 @@ static bool any_memory(const tr_report *rep) {
   return false;
 }
 
+static bool any_gpu_memory(const tr_report *rep) {
+  for (size_t i = 0; i < rep->n; i++)
+    if (!rep->ranks[i]->err && rep->ranks[i]->memory.measured) return true;
+  return false;
+}
+
 static const char *profiler_target(const tr_report *rep) {
   for (size_t i = 0; i < rep->n; i++) {
     const char *b = pd_path_base(rep->ranks[i]->file);
@@ -73,6 +80,7 @@ typedef struct {
 } strlist;
 
 static void sum_add(strlist *l, char *s) { *PD_PUSH(l->v, l->n, l->cap) = s; }
+static void sum_add_cb(void *l, char *s) { sum_add(l, s); }
 
 /* Appends "#1, #2, #3" for the rows of `rows` (n of them) whose flag is set. */
 static void step_list(pd_buf *b, const long *steps, const bool *flag, size_t n) {
@@ -101,6 +109,73 @@ static void group_add(rank_group *g, const char *label, double v) {
 static char *group_share(const rank_group *g) {
   if (g->hi - g->lo < 0.05) return pd_xasprintf("%.1f %%", g->hi);
   return pd_xasprintf("%.1f–%.1f %%", g->lo, g->hi);
+}
+
+/* Per rank, the dominant losses, gathered over ranks so that one sentence covers them. */
+static void hyp_rank_losses(const tr_report *rep, strlist *out) {
+  const tr_cross *x = rep->cross;
+  rank_group data = {0}, launch = {0}, comm_wait = {0}, comm_bw = {0};
+  for (size_t i = 0; i < rep->n; i++) {
+    const tr_rank *r = rep->ranks[i];
+    if (r->err) continue;
+    double win = 0, d = 0, l = 0, c = 0;
+    for (size_t s = 0; s < r->n_steps; s++) {
+      win += r->steps[s].window_us;
+      d += r->steps[s].idle_data_us;
+      l += r->steps[s].idle_launch_us;
+      c += r->steps[s].exposed_comm_us;
+    }
+    if (win <= 0) continue;
+    char *lab = rank_label(rep, i);
+    if (d > 0.2 * win) group_add(&data, lab, pct(d, win));
+    if (l > 0.2 * win) group_add(&launch, lab, pct(l, win));
+    const tr_coll_rank *cr = &x->per_rank[i];
+    if (c > 0.2 * win) {
+      if (cr->nccl_us > 0 && cr->wait_us > 0.5 * cr->nccl_us) group_add(&comm_wait, lab, pct(c, win));
+      else group_add(&comm_bw, lab, pct(c, win));
+    }
+    free(lab);
+  }
+  char *sh;
+  if (data.n) {
+    sh = group_share(&data);
+    sum_add(out, pd_xasprintf("On %s the GPU has no work queued while the host is outside launch activity for %s "
+                          "of the step windows (data supply or other host-side work): re-profile with "
+                          "--profile-with-stack to see which Python code runs in those gaps.",
+                          data.ranks.data, sh));
+    free(sh);
+  }
+  if (launch.n) {
+    sh = group_share(&launch);
+    sum_add(out, pd_xasprintf("On %s the host is issuing work while the GPU idles for %s of the step windows "
+                          "(launch-bound): check the launch delays and runtime-call durations in the HTA "
+                          "launch statistics and the CPU time of the ops between kernels.",
+                          launch.ranks.data, sh));
+    free(sh);
+  }
+  if (comm_wait.n) {
+    sh = group_share(&comm_wait);
+    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows, and most "
+                          "of their NCCL time is spent waiting for the last peer: fix the late arrival (see "
+                          "the collectives table) before tuning communication.",
+                          comm_wait.ranks.data, sh));
+    free(sh);
+  }
+  if (comm_bw.n) {
+    sh = group_share(&comm_bw);
+    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows%s: compare "
+                          "the collectives' message sizes and durations with the link bandwidth, and check "
+                          "whether they could overlap with compute.",
+                          comm_bw.ranks.data, sh,
+                          x->coll_instances ? " without much waiting for peers"
+                          : !x->coll_total && x->p2p_kernels ? " (point-to-point send/recv only: pipeline transfers)"
+                                                             : " (no cross-rank match to split wait from transfer)"));
+    free(sh);
+  }
+  pd_buf_free(&data.ranks);
+  pd_buf_free(&launch.ranks);
+  pd_buf_free(&comm_wait.ranks);
+  pd_buf_free(&comm_bw.ranks);
 }
 
 static void build_hypotheses(const tr_report *rep, strlist *out) {
@@ -189,67 +264,8 @@ static void build_hypotheses(const tr_report *rep, strlist *out) {
                           "see whether the layers are split unevenly, and the P2P kernels for slow transfers.",
                           worst->stages[worst_s].pp, worst->stages[worst_s].bubble_pct, worst->step,
                           worst->ideal_pct, worst->p, worst->m));
-  /* per rank, the dominant losses, gathered over ranks */
-  rank_group data = {0}, launch = {0}, comm_wait = {0}, comm_bw = {0};
-  for (size_t i = 0; i < rep->n; i++) {
-    const tr_rank *r = rep->ranks[i];
-    if (r->err) continue;
-    double win = 0, d = 0, l = 0, c = 0;
-    for (size_t s = 0; s < r->n_steps; s++) {
-      win += r->steps[s].window_us;
-      d += r->steps[s].idle_data_us;
-      l += r->steps[s].idle_launch_us;
-      c += r->steps[s].exposed_comm_us;
-    }
-    if (win <= 0) continue;
-    char *lab = rank_label(rep, i);
-    if (d > 0.2 * win) group_add(&data, lab, pct(d, win));
-    if (l > 0.2 * win) group_add(&launch, lab, pct(l, win));
-    const tr_coll_rank *cr = &x->per_rank[i];
-    if (c > 0.2 * win) {
-      if (cr->nccl_us > 0 && cr->wait_us > 0.5 * cr->nccl_us) group_add(&comm_wait, lab, pct(c, win));
-      else group_add(&comm_bw, lab, pct(c, win));
-    }
-    free(lab);
-  }
-  char *sh;
-  if (data.n) {
-    sh = group_share(&data);
-    sum_add(out, pd_xasprintf("On %s the GPU has no work queued while the host is outside launch activity for %s "
-                          "of the step windows (data supply or other host-side work): re-profile with "
-                          "--profile-with-stack to see which Python code runs in those gaps.",
-                          data.ranks.data, sh));
-    free(sh);
-  }
-  if (launch.n) {
-    sh = group_share(&launch);
-    sum_add(out, pd_xasprintf("On %s the host is issuing work while the GPU idles for %s of the step windows "
-                          "(launch-bound): check the launch delays and runtime-call durations in the HTA "
-                          "launch statistics and the CPU time of the ops between kernels.",
-                          launch.ranks.data, sh));
-    free(sh);
-  }
-  if (comm_wait.n) {
-    sh = group_share(&comm_wait);
-    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows, and most "
-                          "of their NCCL time is spent waiting for the last peer: fix the late arrival (see "
-                          "the collectives table) before tuning communication.",
-                          comm_wait.ranks.data, sh));
-    free(sh);
-  }
-  if (comm_bw.n) {
-    sh = group_share(&comm_bw);
-    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows%s: compare "
-                          "the collectives' message sizes and durations with the link bandwidth, and check "
-                          "whether they could overlap with compute.",
-                          comm_bw.ranks.data, sh,
-                          x->coll_instances ? " without much waiting for peers" : " (no cross-rank match to split wait from transfer)"));
-    free(sh);
-  }
-  pd_buf_free(&data.ranks);
-  pd_buf_free(&launch.ranks);
-  pd_buf_free(&comm_wait.ranks);
-  pd_buf_free(&comm_bw.ranks);
+  hyp_rank_losses(rep, out);
+  tr_eff_hypotheses(rep, sum_add_cb, out);
 }
 
 /* ---- JSON ---- */
@@ -290,6 +306,8 @@ static json_t *json_rank(const tr_report *rep, size_t i) {
   json_object_set_new(hj, "idle_pct", jp(pct(h->idle_us, h->kernel_time_us)));
   json_object_set_new(hj, "compute_pct", jp(pct(h->compute_us, h->kernel_time_us)));
   json_object_set_new(hj, "non_compute_pct", jp(pct(h->non_compute_us, h->kernel_time_us)));
+  json_object_set_new(hj, "non_compute_unrounded_us", jn(h->non_compute_exact_us));
+  json_object_set_new(hj, "negative_rounded_rows", json_integer(h->neg_rows));
   json_object_set_new(hj, "comm_comp_overlap_pct", jp(h->overlap_pct));
   json_object_set_new(hj, "comm_us", jn(h->comm_us));
   json_object_set_new(hj, "gpu_rows", json_integer(h->n_kernels));
@@ -377,11 +395,23 @@ static json_t *json_rank(const tr_report *rep, size_t i) {
   json_object_set_new(co, "transfer_us", jn(c->transfer_us));
   json_object_set_new(co, "arrived_last", json_integer(c->arrived_last));
   json_object_set_new(co, "imposed_wait_us", jn(c->imposed_us));
+  json_object_set_new(co, "collective_kernels", json_integer((json_int_t)r->n_colls));
+  json_object_set_new(co, "p2p_kernels", json_integer(r->p2p_kernels));
   json_object_set_new(o, "collectives", co);
+  tr_eff_rank_json(o, r);
   return o;
 }
 
 char *tr_summary_json(const tr_report *rep) {
+  json_t *root = tr_summary_json_value(rep);
+  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+  json_decref(root);
+  char *out = pd_xstrdup(s ? s : "{}");
+  free(s);
+  return out;
+}
+
+json_t *tr_summary_json_value(const tr_report *rep) {
   const tr_cross *x = rep->cross;
   json_t *root = json_object();
   json_object_set_new(root, "tool", json_string("perf-doctor trace"));
@@ -394,7 +424,9 @@ char *tr_summary_json(const tr_report *rep) {
   json_object_set_new(src, "profiler_target", json_string(profiler_target(rep)));
   json_object_set_new(root, "source", src);
   json_object_set_new(root, "include_last_profiler_step", json_boolean(rep->include_last));
-  json_object_set_new(root, "gpu_memory", json_string(any_memory(rep) ? "memory events present, not analysed" : "not measured"));
+  json_object_set_new(root, "gpu_memory", json_string(any_gpu_memory(rep) ? "measured (ranks[].memory)"
+                                                     : any_memory(rep) ? "not measured: [memory] events only for the CPU"
+                                                                       : "not measured"));
   json_t *errs = json_array();
   for (size_t i = 0; i < rep->n; i++)
     if (rep->ranks[i]->err) {
@@ -426,6 +458,7 @@ char *tr_summary_json(const tr_report *rep) {
   json_t *cross = json_object();
   json_t *cj = json_object();
   json_object_set_new(cj, "collective_kernels", json_integer(x->coll_total));
+  json_object_set_new(cj, "p2p_kernels", json_integer(x->p2p_kernels));
   json_object_set_new(cj, "matched_instances", json_integer(x->coll_instances));
   json_object_set_new(cj, "matched_by", json_string(x->coll_instances ? x->match_basis : "none"));
   json_t *last = json_array();
@@ -441,6 +474,7 @@ char *tr_summary_json(const tr_report *rep) {
     json_array_append_new(last, e);
   }
   json_object_set_new(cj, "last_arrivals", last);
+  json_object_set_new(cj, "bandwidth", tr_eff_bw_json(rep));
   json_object_set_new(cross, "collectives", cj);
   json_t *dp = json_array();
   for (size_t k = 0; k < x->n_dp; k++) {
@@ -498,11 +532,7 @@ char *tr_summary_json(const tr_report *rep) {
   }
   free(hyp.v);
   json_object_set_new(root, "hypotheses", hj);
-  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-  json_decref(root);
-  char *out = pd_xstrdup(s ? s : "{}");
-  free(s);
-  return out;
+  return root;
 }
 
 /* ---- markdown ---- */
@@ -519,7 +549,7 @@ static void md_source(pd_buf *b, const tr_report *rep) {
   pd_buf_printf(b, "**Source:** %zu file(s) read", n_ok(rep));
   if (n_ok(rep) != rep->n) pd_buf_printf(b, ", %zu failed", rep->n - n_ok(rep));
   pd_buf_printf(b, " from `%s` · profiler target: %s · GPU memory: %s\n\n", rep->path,
-                profiler_target(rep), any_memory(rep) ? "memory events present (not analysed)" : "not measured");
+                profiler_target(rep), any_gpu_memory(rep) ? "measured (see Memory)" : "not measured");
   pd_buf_puts(b, "| rank | rank from | dp/tp/pp (file name) | world size | file | size | events |\n"
                   "|---|---|---|---|---|---|---|\n");
   for (size_t i = 0; i < rep->n; i++) {
@@ -584,6 +614,20 @@ static void md_scope(pd_buf *b, const tr_report *rep) {
 
 }
 
+/* A negative non-compute time is HTA's rounding, not a measurement: say so. */
+static void md_negative(pd_buf *b, const tr_report *rep) {
+  for (size_t i = 0; i < rep->n; i++) {
+    const tr_rank *r = rep->ranks[i];
+    if (r->err || r->hta.non_compute_us >= 0) continue;
+    char *l = rank_label(rep, i);
+    pd_buf_printf(b, "\n%s's non-compute time is negative (%.0f µs) because HTA rounds every GPU row to whole µs (start up, "
+                     "end down): %ld non-compute rows shorter than 1 µs come out with a negative length (%.0f µs in all). "
+                     "The figure is kept for parity with HTA; without rounding the non-compute time is %.3f µs.\n",
+                  l, r->hta.non_compute_us, r->hta.neg_rows, r->hta.neg_us, r->hta.non_compute_exact_us);
+    free(l);
+  }
+}
+
 /* HTA's figures per rank, kernel types, idle by stream and launch statistics. */
 static void md_hta(pd_buf *b, const tr_report *rep) {
   pd_buf_puts(b, "\n## Measured\n\n### HTA parity (temporal breakdown over the GPU busy span)\n\n"
@@ -605,6 +649,7 @@ static void md_hta(pd_buf *b, const tr_report *rep) {
     for (int m = 1; m < 8; m++) kt[m] += h->type_us[m];
   }
   for (int m = 1; m < 8; m++) kts += kt[m];
+  md_negative(b, rep);
   pd_buf_puts(b, "\nKernel types, all ranks (exclusive sweep): ");
   bool first = true;
   for (int m = 1; m < 8; m++) {
@@ -628,7 +673,9 @@ static void md_hta(pd_buf *b, const tr_report *rep) {
                   h->launch_n, h->launch_median_delay_us, h->launch_delay_over_100, h->launch_cpu_over_50);
     if (h->n_kernel_stats) {
       const tr_kernel_stat *k = &h->kernels[0];
-      pd_buf_printf(b, " Top kernel: `%.80s` (%s) %.0f µs in %ld calls.", k->name, class_name(k->cls), k->sum_us, k->count);
+      char *kn = tr_eff_short_name(k->name, 100);
+      pd_buf_printf(b, " Top kernel: `%s` (%s) %.0f µs in %ld calls.", kn, class_name(k->cls), k->sum_us, k->count);
+      free(kn);
     }
     pd_buf_puts(b, "\n");
   }
@@ -677,9 +724,9 @@ static void md_collectives(pd_buf *b, const tr_report *rep, const tr_cross *x) {
       free(l);
     }
   } else {
-    pd_buf_printf(b, "Collectives: no instance could be matched across ranks (%ld collective kernels, %zu rank(s)); "
-                      "the wait/transfer split needs the same collective on at least two ranks.\n",
-                  x->coll_total, n_ok(rep));
+    pd_buf_printf(b, "Collectives: no instance could be matched across ranks (%ld collective kernel(s)", x->coll_total);
+    if (x->p2p_kernels) pd_buf_printf(b, " and %ld point-to-point send/recv kernel(s), which are not collectives", x->p2p_kernels);
+    pd_buf_printf(b, ", %zu rank(s)); the wait/transfer split needs the same collective on at least two ranks.\n", n_ok(rep));
   }
 }
 
@@ -742,11 +789,13 @@ static void md_hypotheses(pd_buf *b, const tr_report *rep) {
 char *tr_summary_md(const tr_report *rep) {
   const tr_cross *x = rep->cross;
   pd_buf b = {0};
-  pd_buf_printf(&b, "# perf-doctor trace: %s\n\n", pd_path_base(rep->path));
+  if (rep->title) pd_buf_printf(&b, "## %s\n\n", rep->title);
+  else pd_buf_printf(&b, "# perf-doctor trace: %s\n\n", pd_path_base(rep->path));
   md_source(&b, rep);
   md_scope(&b, rep);
   md_hta(&b, rep);
   md_per_step(&b, rep);
+  tr_eff_md(&b, rep);
   md_collectives(&b, rep, x);
   md_dp_spread(&b, rep, x);
   md_pipeline(&b, x);

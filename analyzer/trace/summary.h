@@ -4,6 +4,7 @@
 #ifndef PD_TRACE_SUMMARY_H
 #define PD_TRACE_SUMMARY_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,10 +17,13 @@ typedef struct {
   size_t n;
   const tr_cross *cross;  /* computed over the same array */
   bool include_last;
+  const char *title;      /* the markdown heading when not NULL ("Job 2 of 3: ...") */
 } tr_report;
 
 /* Both return a fresh string; caller frees. */
 char *tr_summary_md(const tr_report *rep);
 char *tr_summary_json(const tr_report *rep);
+/* The JSON summary as a value (new reference). */
+json_t *tr_summary_json_value(const tr_report *rep);
 
 #endif

@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "trace/cross.h"
+#include "trace/jobs.h"
 #include "trace/rank.h"
 #include "trace/summary.h"
 #include "base/alloc.h"
+#include "base/path.h"
 #include "base/str.h"
 
 #define MAX_DEPTH 8
@@ -69,6 +71,131 @@ static void *worker(void *arg) {
   }
 }
 
+/* The JSON document of a folder with several jobs: the usual keys, ranks tagged with their job,
+ * the cross-rank figures and hypotheses inside each job. Takes the references and warn. */
+static char *jobs_document(const char *path, tr_rank **all, size_t n, const tr_options *opts, char *warn,
+                           json_t *jobs, json_t *ranks) {
+  json_t *root = json_object(), *src = json_object(), *errs = json_array();
+  size_t failed = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all[i]->err) {
+      json_t *e = json_object();
+      json_object_set_new(e, "file", json_string(all[i]->file));
+      json_object_set_new(e, "message", json_string(all[i]->err));
+      json_array_append_new(errs, e);
+      failed++;
+    }
+  json_object_set_new(root, "tool", json_string("perf-doctor trace"));
+  json_object_set_new(src, "path", json_string(path));
+  json_object_set_new(src, "files", json_integer((json_int_t)n));
+  json_object_set_new(src, "read", json_integer((json_int_t)(n - failed)));
+  json_object_set_new(src, "failed", json_integer((json_int_t)failed));
+  json_object_set_new(root, "source", src);
+  json_object_set_new(root, "include_last_profiler_step", json_boolean(opts->include_last));
+  json_object_set_new(root, "warning", json_string(warn));
+  json_object_set_new(root, "errors", errs);
+  json_object_set_new(root, "jobs", jobs);
+  json_object_set_new(root, "ranks", ranks);
+  json_object_set_new(root, "cross_rank", json_null());
+  json_object_set_new(root, "hypotheses", json_array());
+  free(warn);
+  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+  json_decref(root);
+  char *out = pd_xstrdup(s ? s : "{}");
+  free(s);
+  return out;
+}
+
+/* "0–7", or "0, 2, 5" when not contiguous. */
+static void rank_list(pd_buf *b, tr_rank *const *r, size_t n) {
+  bool run = n > 2;
+  for (size_t i = 1; i < n && run; i++) run = r[i]->rank == r[i - 1]->rank + 1;
+  if (run) {
+    pd_buf_printf(b, "%d–%d", r[0]->rank, r[n - 1]->rank);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) pd_buf_printf(b, "%s%d", i ? ", " : "", r[i]->rank);
+}
+
+/* The world size the job's files state (an unstated one agrees with any), or -1. */
+static int job_world(tr_rank *const *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (r[i]->world_size >= 0) return r[i]->world_size;
+  return -1;
+}
+
+static char *job_title(size_t j, size_t nj, tr_rank *const *r, size_t n) {
+  pd_buf b = {0};
+  pd_buf_printf(&b, "Job %zu of %zu: ", j + 1, nj);
+  if (job_world(r, n) >= 0) pd_buf_printf(&b, "world size %d, ", job_world(r, n));
+  else pd_buf_puts(&b, "world size not stated, ");
+  pd_buf_printf(&b, "rank%s ", n > 1 ? "s" : "");
+  rank_list(&b, r, n);
+  pd_buf_printf(&b, ", %zu file%s", n, n > 1 ? "s" : "");
+  return pd_buf_take(&b);
+}
+
+/* A folder holding several runs: one summary per job, never merged. */
+static char *summarize_jobs(const char *path, tr_rank **all, size_t n, const int *job_of, size_t nj,
+                            const tr_options *opts, bool json) {
+  pd_buf md = {0};
+  json_t *jobs = json_array(), *ranks = json_array();
+  char *warn = pd_xasprintf("%zu jobs in this folder (told apart by world size, time span and repeated rank numbers): "
+                            "each is summarised on its own, their ranks are never compared with each other's",
+                            nj);
+  pd_buf_printf(&md, "# perf-doctor trace: %s\n\n> **Warning:** %s.\n\n", pd_path_base(path), warn);
+  for (size_t i = 0; i < n; i++)
+    if (all[i]->err) pd_buf_printf(&md, "**Could not read:** %s\n\n", all[i]->err);
+  tr_rank **sub = pd_xmalloc(n * sizeof *sub);
+  for (size_t j = 0; j < nj; j++) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (job_of[i] == (int)j) sub[k++] = all[i];
+    tr_cross cross;
+    tr_cross_compute(sub, k, &cross);
+    char *title = job_title(j, nj, sub, k);
+    tr_report rep = {path, sub, k, &cross, opts->include_last, title};
+    if (json) {
+      json_t *doc = tr_summary_json_value(&rep), *e = json_object(), *files = json_array(), *rk = json_array();
+      json_object_set_new(e, "id", json_integer((json_int_t)j + 1));
+      int world = job_world(sub, k);
+      json_object_set_new(e, "world_size", world >= 0 ? json_integer(world) : json_null());
+      for (size_t t = 0; t < k; t++) {
+        json_array_append_new(files, json_string(sub[t]->file));
+        json_array_append_new(rk, json_integer(sub[t]->rank));
+      }
+      json_object_set_new(e, "files", files);
+      json_object_set_new(e, "ranks", rk);
+      json_object_set(e, "cross_rank", json_object_get(doc, "cross_rank"));
+      json_object_set(e, "hypotheses", json_object_get(doc, "hypotheses"));
+      size_t t;
+      json_t *ro;
+      json_array_foreach(json_object_get(doc, "ranks"), t, ro) {
+        json_object_set_new(ro, "job", json_integer((json_int_t)j + 1));
+        json_array_append(ranks, ro);
+      }
+      json_array_append_new(jobs, e);
+      json_decref(doc);
+    } else {
+      char *text = tr_summary_md(&rep);
+      pd_buf_puts(&md, text);
+      pd_buf_puts(&md, "\n");
+      free(text);
+    }
+    free(title);
+    tr_cross_free(&cross);
+  }
+  free(sub);
+  if (!json) {
+    json_decref(jobs);
+    json_decref(ranks);
+    free(warn);
+    return pd_buf_take(&md);
+  }
+  pd_buf_free(&md);
+  return jobs_document(path, all, n, opts, warn, jobs, ranks);
+}
+
 static int rank_cmp(const void *pa, const void *pb) {
   const tr_rank *a = *(tr_rank *const *)pa, *b = *(tr_rank *const *)pb;
   if (!a->err != !b->err) return a->err ? 1 : -1; /* failed files last */
@@ -77,7 +204,7 @@ static int rank_cmp(const void *pa, const void *pb) {
 }
 
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
-  static const tr_options defaults = {"md", 0, false};
+  static const tr_options defaults = {"md", 0, false, NULL};
   if (!opts) opts = &defaults;
   const char *format = opts->format ? opts->format : "md";
   *err = NULL;
@@ -106,7 +233,7 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
 
   /* jansson seeds its hash function on first use; do it before the workers start */
   json_object_seed(0);
-  pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last}};
+  pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last, opts->gpu}};
   p.out = pd_xcalloc(files.n, sizeof *p.out);
   pthread_mutex_init(&p.mu, NULL);
   long jobs = opts->jobs > 0 ? opts->jobs : sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,11 +258,18 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
     for (size_t i = 0; i < files.n; i++) pd_buf_printf(&b, "%s%s", i ? "\n" : "", p.out[i]->err);
     *err = pd_buf_take(&b);
   } else {
-    tr_cross cross;
-    tr_cross_compute(p.out, files.n, &cross);
-    tr_report rep = {path, p.out, files.n, &cross, opts->include_last};
-    text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
-    tr_cross_free(&cross);
+    int *job_of = pd_xmalloc(files.n * sizeof *job_of);
+    size_t nj = tr_jobs_split(p.out, files.n, job_of);
+    if (nj > 1) {
+      text = summarize_jobs(path, p.out, files.n, job_of, nj, opts, !strcmp(format, "json"));
+    } else {
+      tr_cross cross;
+      tr_cross_compute(p.out, files.n, &cross);
+      tr_report rep = {path, p.out, files.n, &cross, opts->include_last, NULL};
+      text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
+      tr_cross_free(&cross);
+    }
+    free(job_of);
   }
   if (n_failed) *n_failed = (int)(files.n - ok);
   for (size_t i = 0; i < files.n; i++) {
@@ -148,6 +282,6 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
 }
 
 char *tr_summarize(const char *path, const char *format, char **err) {
-  tr_options o = {format, 0, false};
+  tr_options o = {format, 0, false, NULL};
   return tr_summarize_opts(path, &o, NULL, err);
 }

@@ -15,6 +15,7 @@ typedef struct {
   const char *format; /* "md" (default when NULL) or "json" */
   int jobs;           /* worker threads; <= 0 means one per online core */
   bool include_last;  /* keep the last ProfilerStep in the HTA figures (HTA's default drops it) */
+  const char *gpu;    /* judge MFU and links against this device instead of deviceProperties' */
 } tr_options;
 
 /* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be

@@ -4,6 +4,7 @@ set(_tr ${CMAKE_CURRENT_LIST_DIR})
 pd_add_unit(trace_units ${_tr}/test_units.c)
 pd_add_unit(trace_hta_parity ${_tr}/test_hta_parity.c)
 pd_add_unit(trace_corrupt ${_tr}/test_corrupt.c)
+pd_add_unit(trace_eff_units ${_tr}/test_eff_units.c)
 # Both read shared/traces (beside the source tree); without it they report "skipped" (77).
 set_tests_properties(trace_hta_parity trace_corrupt PROPERTIES SKIP_RETURN_CODE 77)
 
@@ -15,6 +16,11 @@ if(Python3_Interpreter_FOUND)
   pd_add_unit(trace_synthetic ${_tr}/test_synthetic.c)
   target_compile_definitions(trace_synthetic PRIVATE TRACE_SYNTH_DIR="${_synth}")
   set_tests_properties(trace_synthetic PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # Efficiency figures against TraceLens's sheets and the traces themselves, bandwidth by hand on
+  # a generated multi-rank set, a folder of three runs split into jobs.
+  add_test(NAME trace_efficiency COMMAND ${Python3_EXECUTABLE} ${_tr}/test_efficiency.py $<TARGET_FILE:perf-doctor>
+           ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(trace_efficiency PROPERTIES FIXTURES_REQUIRED trace_synth)
   # Against HTA itself (set HTA_SRC to an HTA checkout; skipped otherwise). Debian's
   # /usr/bin/python3 is the interpreter that sees python3-pandas.
   add_test(NAME trace_hta_crosscheck COMMAND /usr/bin/python3 ${_tr}/hta_crosscheck.py

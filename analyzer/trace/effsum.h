@@ -1,0 +1,25 @@
+/* trace_effsum: the efficiency part of a trace summary — the rank's device, GPU memory from
+ * the [memory] events, FLOPs and MFU from the recorded shapes, collective bandwidth — as JSON
+ * fields, as the markdown sections "Memory" and "Efficiency", and as hypotheses. Every figure
+ * says what it was computed from; what the trace does not hold is "not measured". */
+#ifndef PD_TRACE_EFFSUM_H
+#define PD_TRACE_EFFSUM_H
+
+#include <jansson.h>
+
+#include "base/alloc.h"
+#include "trace/summary.h"
+
+/* Adds "device", "memory", "flops", "ops" and "collective_bandwidth" to a rank's object. */
+void tr_eff_rank_json(json_t *o, const tr_rank *r);
+/* The cross-rank bandwidth table: {"basis", "rows": [...]}. */
+json_t *tr_eff_bw_json(const tr_report *rep);
+/* The "Memory" and "Efficiency" sections. */
+void tr_eff_md(pd_buf *b, const tr_report *rep);
+/* Hypotheses from the efficiency figures; each string is handed to add (which owns it). */
+void tr_eff_hypotheses(const tr_report *rep, void (*add)(void *ctx, char *s), void *ctx);
+/* A kernel or op name shortened for a table: whole when it fits in `max` bytes, else cut at a
+ * template / argument boundary with its brackets closed ("f<4, …>(…)"). Fresh string. */
+char *tr_eff_short_name(const char *name, size_t max);
+
+#endif

@@ -1,0 +1,219 @@
+#include "trace/ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+#define ROW_MAX ((1u << 24) - 1)
+
+/* One op occurrence: 16 bytes. */
+typedef struct {
+  int64_t ts;
+  uint32_t dur; /* ns, saturating */
+  uint32_t id : 24; /* row (modelled ops) or name (host ops) */
+  uint32_t tid : 8;
+} occ;
+
+typedef struct {
+  occ *v;
+  size_t n, cap;
+} occs;
+
+struct tr_ops_col {
+  pd_map keys; /* "name|shape|dtype" -> row */
+  tr_op_row *rows;
+  size_t nrows, caprows;
+  occs ops;
+  int64_t *last_end; /* per op, while kernels are attributed */
+  uint32_t *busy;    /* per op, ns */
+  long dropped;
+  bool host_on;
+  occs host;
+  pd_map host_ids; /* name -> id */
+  const char **host_names;
+  size_t nhost_names, cap_host_names;
+};
+
+tr_ops_col *tr_ops_new(void) {
+  tr_ops_col *o = pd_xcalloc(1, sizeof *o);
+  o->host_on = true;
+  return o;
+}
+
+static uint32_t sat(int64_t x) { return x < 0 ? 0 : x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
+
+static void occ_push(occs *s, uint32_t id, int tid, int64_t ts, int64_t end) {
+  occ *r = PD_PUSH(s->v, s->n, s->cap);
+  r->ts = ts;
+  r->dur = sat(end - ts);
+  r->id = id;
+  r->tid = (uint32_t)(tid < 0 || tid > 255 ? 0 : tid);
+}
+
+/* The row of this (op, shape, dtype). */
+static uint32_t row_of(tr_ops_col *o, const char *name, const tr_fl *fl) {
+  char key[512];
+  snprintf(key, sizeof key, "%s|%d|%lld|%lld|%lld|%lld|%lld|%lld|%d|%s|%.0f", name, (int)fl->kind,
+           (long long)fl->b, (long long)fl->m, (long long)fl->n, (long long)fl->k, (long long)fl->heads,
+           (long long)fl->heads_kv, fl->causal, fl->dtype, fl->kind == TR_FL_PROFILER ? fl->flops : 0);
+  bool added;
+  pd_map_slot *s = pd_map_put(&o->keys, key, &added);
+  if (!added) return (uint32_t)s->value;
+  if (o->nrows >= ROW_MAX) return TR_OPS_NONE;
+  s->value = o->nrows;
+  tr_op_row *r = PD_PUSH(o->rows, o->nrows, o->caprows);
+  memset(r, 0, sizeof *r);
+  r->name = pd_xstrdup(name);
+  r->model = *fl;
+  return (uint32_t)s->value;
+}
+
+void tr_ops_add(tr_ops_col *o, const char *name, const tr_fl *fl, int tid, int64_t ts, int64_t end) {
+  uint32_t row = row_of(o, name, fl);
+  if (row == TR_OPS_NONE || o->ops.n >= UINT32_MAX - 1) {
+    o->dropped++;
+    return;
+  }
+  o->rows[row].calls++;
+  occ_push(&o->ops, row, tid, ts, end);
+}
+
+void tr_ops_host(tr_ops_col *o, const char *name, int tid, int64_t ts, int64_t end) {
+  if (!o->host_on) return;
+  bool added;
+  pd_map_slot *s = pd_map_put(&o->host_ids, name, &added);
+  if (added) {
+    if (o->nhost_names >= ROW_MAX) {
+      tr_ops_host_stop(o); /* more distinct names than a record holds: give up, say so */
+      return;
+    }
+    s->value = o->nhost_names;
+    *PD_PUSH(o->host_names, o->nhost_names, o->cap_host_names) = s->key;
+  }
+  occ_push(&o->host, (uint32_t)s->value, tid, ts, end);
+}
+
+bool tr_ops_host_kept(const tr_ops_col *o) { return o->host_on; }
+
+void tr_ops_host_stop(tr_ops_col *o) {
+  o->host_on = false;
+  free(o->host.v);
+  o->host = (occs){0};
+}
+
+static int occ_cmp(const void *pa, const void *pb) {
+  const occ *a = pa, *b = pb;
+  if (a->tid != b->tid) return (int)a->tid - (int)b->tid;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return (a->dur < b->dur) - (a->dur > b->dur); /* the outer of two ops starting together first */
+}
+
+void tr_ops_index(tr_ops_col *o) {
+  if (o->ops.n) qsort(o->ops.v, o->ops.n, sizeof *o->ops.v, occ_cmp);
+  if (o->host.n) qsort(o->host.v, o->host.n, sizeof *o->host.v, occ_cmp);
+  o->last_end = pd_xmalloc((o->ops.n + 1) * sizeof *o->last_end);
+  o->busy = pd_xcalloc(o->ops.n + 1, sizeof *o->busy);
+  for (size_t i = 0; i < o->ops.n; i++) o->last_end[i] = INT64_MIN;
+}
+
+/* The innermost occurrence on tid containing ts: the latest-starting one that still runs. Ops
+ * nest, so walking back from the last start before ts meets the enclosing ones; a bounded walk
+ * keeps a look-up cheap. */
+static size_t occ_find(const occs *s, int tid, int64_t ts) {
+  size_t lo = 0, hi = s->n;
+  uint32_t t = (uint32_t)(tid < 0 || tid > 255 ? 0 : tid);
+  while (lo < hi) { /* first (tid, ts') > (t, ts) */
+    size_t mid = (lo + hi) / 2;
+    const occ *m = &s->v[mid];
+    if (m->tid < t || (m->tid == t && m->ts <= ts)) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t k = 0; k < 64 && lo > 0; k++, lo--) {
+    const occ *m = &s->v[lo - 1];
+    if (m->tid != t) break;
+    if (ts < m->ts + (int64_t)m->dur) return lo - 1;
+  }
+  return SIZE_MAX;
+}
+
+uint32_t tr_ops_find(const tr_ops_col *o, int tid, int64_t ts) {
+  size_t i = occ_find(&o->ops, tid, ts);
+  return i == SIZE_MAX || i >= TR_OPS_NONE ? TR_OPS_NONE : (uint32_t)i;
+}
+
+void tr_ops_kernel(tr_ops_col *o, uint32_t op, int64_t b, int64_t e, bool tf32) {
+  if (op == TR_OPS_NONE || op >= o->ops.n || e <= b) return;
+  tr_fl *m = &o->rows[o->ops.v[op].id].model;
+  if (tf32 && !strcmp(m->dtype, "fp32")) strcpy(m->dtype, "tf32");
+  int64_t *last = &o->last_end[op];
+  int64_t add = *last == INT64_MIN || b >= *last ? e - b : e > *last ? e - *last : 0;
+  if (*last == INT64_MIN || e > *last) *last = e;
+  o->busy[op] = sat((int64_t)o->busy[op] + add);
+}
+
+char *tr_ops_host_at(const tr_ops_col *o, int tid, int64_t ts) {
+  if (!o->host_on) return NULL;
+  size_t i = occ_find(&o->host, tid, ts);
+  return i == SIZE_MAX ? NULL : pd_xstrdup(o->host_names[o->host.v[i].id]);
+}
+
+static int row_cmp(const void *pa, const void *pb) {
+  const tr_op_row *a = pa, *b = pb;
+  if (a->kernel_us != b->kernel_us) return a->kernel_us > b->kernel_us ? -1 : 1;
+  double fa = a->model.flops * (double)a->calls, fb = b->model.flops * (double)b->calls;
+  if (fa != fb) return fa > fb ? -1 : 1;
+  return strcmp(a->name, b->name);
+}
+
+void tr_ops_finish(tr_ops_col *o, const tr_mem_win *w, size_t n, const pd_device *dev, tr_ops *out) {
+  memset(out, 0, sizeof *out);
+  out->steps = pd_xcalloc(n + 1, sizeof *out->steps);
+  out->n_steps = n;
+  for (size_t i = 0; i < n; i++) out->steps[i].step = w[i].step;
+  for (size_t i = 0; i < o->ops.n; i++) {
+    const occ *c = &o->ops.v[i];
+    tr_op_row *r = &o->rows[c->id];
+    bool timed = o->last_end && o->last_end[i] != INT64_MIN;
+    double busy = o->busy ? (double)o->busy[i] / 1000.0 : 0;
+    if (timed) {
+      r->timed++;
+      r->kernel_us += busy;
+      out->timed++;
+      out->kernel_us += busy;
+    }
+    out->calls++;
+    out->flops += r->model.flops;
+    if (r->model.kind == TR_FL_PROFILER) out->profiler_flops += r->model.flops;
+    long wi = tr_mem_win_at(w, n, c->ts);
+    if (wi < 0) continue;
+    tr_op_step *s = &out->steps[wi];
+    double peak = tr_flops_peak(dev, r->model.dtype);
+    s->flops += r->model.flops;
+    if (isnan(peak) || peak <= 0) s->flops_no_peak += r->model.flops;
+    else s->ideal_us += r->model.flops / (peak * 1e12) * 1e6;
+    s->kernel_us += busy;
+  }
+  out->dropped = o->dropped;
+  out->rows = o->rows;
+  out->n_rows = o->nrows;
+  if (out->n_rows) qsort(out->rows, out->n_rows, sizeof *out->rows, row_cmp);
+  pd_map_free(&o->keys);
+  free(o->ops.v);
+  free(o->last_end);
+  free(o->busy);
+  free(o->host.v);
+  pd_map_free(&o->host_ids);
+  free(o->host_names);
+  free(o);
+}
+
+void tr_ops_free(tr_ops *ops) {
+  for (size_t i = 0; i < ops->n_rows; i++) free(ops->rows[i].name);
+  free(ops->rows);
+  free(ops->steps);
+  memset(ops, 0, sizeof *ops);
+}
