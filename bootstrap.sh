@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs, from Debian's packages, what perf-doctor needs, skipping what is present.
-#   ./bootstrap.sh          what building and running need (compiler, CMake, jansson, zlib,
+#   ./bootstrap.sh          what building and running need (compiler, CMake, jansson, zlib, ISA-L,
 #                           the tree-sitter runtime; npm to fetch the pinned bash grammar once)
 #   ./bootstrap.sh --tests  that, and what only the test suite needs: Neovim (the editor test),
 #                           Node for the VS Code extension, clang (fuzzing, sanitizer runtime),
@@ -9,7 +9,7 @@
 # Run as root (or with sudo available). Touches nothing outside the package manager.
 set -eu
 
-pkgs="build-essential cmake pkg-config libjansson-dev zlib1g-dev libtree-sitter-dev npm"
+pkgs="build-essential cmake pkg-config libjansson-dev zlib1g-dev libisal-dev libtree-sitter-dev npm"
 case "${1:-}" in
 --tests) pkgs="$pkgs nodejs python3 python3-jsonschema python3-yaml neovim clang libclang-rt-14-dev valgrind dpkg-dev" ;;
 "") ;;

@@ -15,6 +15,7 @@ static void main_usage(FILE *f) {
         "  check SCRIPT|DIR...   audit launch scripts (markdown, --format json|sarif)\n"
         "  context SCRIPT        show what the analyzer understood of a script\n"
         "  trace PATH            summarise PyTorch-profiler traces (file or folder)\n"
+        "  profile SCRIPT        how to profile this script's training (flags, where traces go)\n"
         "  rules                 list the rules (--format md|json, --pages DIR for their pages)\n"
         "  explain RULE          one rule: why, when it fires, fix, skip-if, sources, example\n"
         "  lsp                   serve the Language Server Protocol on stdio\n"
@@ -40,6 +41,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "check")) return pd_cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "context")) return pd_cmd_context(argc - 1, argv + 1);
   if (!strcmp(cmd, "trace")) return pd_cmd_trace(argc - 1, argv + 1);
+  if (!strcmp(cmd, "profile")) return pd_cmd_profile(argc - 1, argv + 1);
   if (!strcmp(cmd, "lsp")) return pd_cmd_lsp(argc - 1, argv + 1);
   if (!strcmp(cmd, "rules")) return pd_cmd_rules(argc - 1, argv + 1);
   if (!strcmp(cmd, "explain")) return pd_cmd_explain(argc - 1, argv + 1);

@@ -48,6 +48,10 @@ typedef struct {
   bool suppressed;      /* a `# perf-doctor: disable=` comment silences it: reports count and list
                            it apart, editors do not show it, --fail-on ignores it */
   char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
+  /* What a linked trace measured about it (`check --trace`), set by the evidence layer: */
+  char *evidence;       /* "exposed communication 18.2 % of the step (worst rank 3)", or NULL */
+  const char *evidence_verdict; /* "confirms" | "contradicts" | "inconclusive" (static), or NULL */
+  int severity_before;  /* the severity before the trace contradicted it, or -1 */
 } au_finding;
 
 typedef struct {

@@ -339,6 +339,7 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   if (noted && r->note_skips) return;
   au_finding *f = PD_PUSH(x->out->items, x->out->n, x->out->cap);
   memset(f, 0, sizeof *f);
+  f->severity_before = -1;
   f->rule = pd_xstrdup(r->id);
   f->category = pd_xstrdup(r->category);
   /* a flag set only in an if/case branch may not be passed at all: say so, at info */
@@ -526,6 +527,7 @@ static void finding_free(au_finding *f) {
   free(f->verified);
   free(f->flag);
   free(f->fix_title);
+  free(f->evidence);
   for (size_t i = 0; i < f->nrelated; i++) free(f->related[i].message);
   free(f->related);
   for (size_t i = 0; i < f->nedits; i++) free(f->edits[i].new_text);

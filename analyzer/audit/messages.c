@@ -9,7 +9,7 @@
 #include "audit/template.h"
 
 #define MSG_ARG_BASE 100000 /* ids of a message's own arguments: MSG_ARG_BASE + index */
-#define MSG_MAX_ARGS 8
+#define MSG_MAX_ARGS 12
 
 static const struct {
   const char *key, *args;
@@ -40,6 +40,10 @@ static int arg_index(const char *list, const char *name) {
 static int msg_resolve(void *ctx, const char *name, bool is_call, size_t nargs, char **why) {
   const char *args = ctx;
   int i = is_call ? -1 : arg_index(args, name);
+  if (i >= MSG_MAX_ARGS) { /* it would read past the arguments passed: refuse at load */
+    *why = pd_xasprintf("'%s' is argument %d; a message takes at most %d", name, i + 1, MSG_MAX_ARGS);
+    return -1;
+  }
   if (i >= 0) return MSG_ARG_BASE + i;
   return ac_resolve(NULL, name, is_call, nargs, why);
 }

@@ -90,7 +90,7 @@
   X(MD_PERFORMANCE, "md.performance", "")                                                        \
   X(MD_MEMORY, "md.memory", "")                                                                  \
   X(MD_NONE, "md.none", "")                                                                      \
-  X(MD_FINDING, "md.finding", "tag,rule,title,setting,cost,fix,skip_if")                         \
+  X(MD_FINDING, "md.finding", "tag,rule,title,setting,cost,fix,skip_if,evidence,evidence_verdict")                         \
   X(MD_SUMMARY, "md.summary", "critical,warn,info,suppressed")                                              \
   X(MD_TOP, "md.top_action", "rule,title,fix")                                                   \
   X(MD_TOP_NONE, "md.top_action_none", "")                                                       \

@@ -67,8 +67,9 @@ static void context_line(md_out *o, const au_result *r) {
 }
 
 static void finding_md(md_out *o, const au_finding *f) {
-  ax_value a[7] = {ax_str(sev_tag(f->severity)), ax_str(f->rule), ax_str(f->title), ax_str(f->setting),
-                   ax_str(f->cost), ax_str(f->fix), ax_str(f->skip_if)};
+  ax_value a[9] = {ax_str(sev_tag(f->severity)), ax_str(f->rule), ax_str(f->title), ax_str(f->setting),
+                   ax_str(f->cost), ax_str(f->fix), ax_str(f->skip_if), ax_str(f->evidence ? f->evidence : ""),
+                   ax_str(f->evidence_verdict ? f->evidence_verdict : "")};
   md(o, AU_MSG_MD_FINDING, a);
 }
 
@@ -189,6 +190,12 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
   }
   json_object_set_new(o, "edits", edits);
   json_object_set_new(o, "fix_title", f->fix_title ? json_string(f->fix_title) : json_null());
+  if (f->evidence) {
+    json_t *e = json_pack("{s:s, s:s}", "verdict", f->evidence_verdict ? f->evidence_verdict : "inconclusive",
+                          "measured", f->evidence);
+    if (f->severity_before >= 0) json_object_set_new(e, "severity_before", json_string(sev_name((au_severity)f->severity_before)));
+    json_object_set_new(o, "evidence", e);
+  }
   json_object_set_new(o, "safe", json_boolean(f->safe));
   json_object_set_new(o, "preferred", json_boolean(f->preferred));
   json_t *rel = json_array();

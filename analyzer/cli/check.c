@@ -16,6 +16,8 @@
 #include "base/str.h"
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "evidence/evidence.h"
+#include "trace/trace.h"
 
 static const char usage[] =
     "usage: perf-doctor check SCRIPT|DIR... [options] [-- SCRIPT-ARGS...]\n"
@@ -32,6 +34,8 @@ static const char usage[] =
     "  --config FILE | --no-config   use this project config, or none\n"
     "  --env NAME=VALUE         audit the script as launched with that environment (repeatable)\n"
     "  --base-dir DIR           SARIF paths relative to DIR (default: the current directory)\n"
+    "  --trace FILE|DIR         a profiler trace of this job: findings get what it measured\n"
+    "                           (contradicted ones are lowered a level), plus estimated vs measured\n"
     "  -- ARGS...               the script's own arguments (\"$@\")\n"
     "  Exit 0: nothing at or above --fail-on; 1: something is; 2: usage or input errors.\n";
 
@@ -224,10 +228,15 @@ static void check_dirs_had_scripts(const co_opts *o, const targets *t, const boo
   }
 }
 
-static void print_md(const run_out *out) {
+static void print_md(const run_out *out, const evd_trace *tr) {
   for (size_t i = 0; i < out->n; i++) {
     char *md = au_report_markdown(out->v[i], out->lang);
     fputs(md, stdout);
+    if (tr && out->v[i]->model->launch_script) {
+      char *ev = evd_markdown(tr, out->v[i]);
+      printf("\n%s", ev);
+      free(ev);
+    }
     if (i + 1 < out->n) fputs("\n", stdout);
     free(md);
   }
@@ -242,7 +251,7 @@ static void print_md(const run_out *out) {
   pd_buf_free(&list);
 }
 
-static void print_json(const co_opts *o, const run_out *out, int status) {
+static void print_json(const co_opts *o, const run_out *out, int status, const evd_trace *tr) {
   json_t *doc;
   if (o->format && !strcmp(o->format, "sarif")) {
     doc = au_report_sarif(out->v, out->n, o->base_dir);
@@ -250,6 +259,10 @@ static void print_json(const co_opts *o, const run_out *out, int status) {
     json_t *skipped = json_array();
     for (size_t i = 0; i < out->skipped.n; i++) json_array_append_new(skipped, json_string(out->skipped.items[i]));
     doc = au_report_json_all(out->v, out->n, skipped, status);
+    json_t *reps = json_object_get(doc, "reports");
+    for (size_t i = 0; tr && i < out->n && i < json_array_size(reps); i++)
+      if (out->v[i]->model->launch_script)
+        json_object_set_new(json_array_get(reps, i), "trace", evd_trace_json(tr, out->v[i]));
   }
   char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   if (s) {
@@ -258,6 +271,35 @@ static void print_json(const co_opts *o, const run_out *out, int status) {
     free(s);
   }
   json_decref(doc);
+}
+
+/* check --trace: summarises the trace, attaches its evidence to every report and works the exit
+ * status out again (a contradicted finding may no longer reach --fail-on). NULL on error (2). */
+static evd_trace *link_trace(const co_opts *o, run_out *out, int fail_level, int *status) {
+  tr_options topt = {.format = "json", .gpu = o->gpu};
+  int failed = 0;
+  char *err = NULL;
+  char *text = tr_summarize_opts(o->trace, &topt, &failed, &err);
+  if (!text) {
+    fprintf(stderr, "perf-doctor check: --trace %s\n", err ? err : o->trace);
+    free(err);
+    *status = 2;
+    return NULL;
+  }
+  if (failed) fprintf(stderr, "perf-doctor check: --trace: %d file(s) could not be read (see the trace object)\n", failed);
+  json_t *summary = json_loads(text, 0, NULL);
+  free(text);
+  evd_trace *tr = evd_trace_from(summary, o->trace);
+  json_decref(summary);
+  int st = 0;
+  for (size_t i = 0; i < out->n; i++) {
+    au_result *r = out->v[i];
+    evd_apply(r, tr);
+    for (size_t k = 0; k < r->nfindings; k++)
+      if (!r->findings[k].suppressed && (int)r->findings[k].severity >= fail_level) st = 1;
+  }
+  *status = st;
+  return tr;
 }
 
 int pd_cmd_check(int argc, char **argv) {
@@ -282,8 +324,10 @@ int pd_cmd_check(int argc, char **argv) {
   free(launch);
   if (!out.rules) out.rules = rules_for(&rc, NULL, &status);
   if (!out.lang) out.lang = pd_xstrdup(o.lang ? o.lang : co_default_lang());
-  if (!o.format || !strcmp(o.format, "md")) print_md(&out);
-  else print_json(&o, &out, status);
+  evd_trace *tr = o.trace && status != 2 ? link_trace(&o, &out, fail_level, &status) : NULL;
+  if (!o.format || !strcmp(o.format, "md")) print_md(&out, tr);
+  else print_json(&o, &out, status, tr);
+  evd_trace_free(tr);
   for (size_t i = 0; i < out.n; i++) au_result_free(out.v[i]);
   free(out.v);
   strv_free_all(&out.skipped);

@@ -7,6 +7,7 @@
 int pd_cmd_context(int argc, char **argv);
 int pd_cmd_check(int argc, char **argv);
 int pd_cmd_trace(int argc, char **argv);
+int pd_cmd_profile(int argc, char **argv);
 int pd_cmd_rules(int argc, char **argv);
 int pd_cmd_explain(int argc, char **argv);
 /* `perf-doctor version`: the version and the commit it was built from. */

@@ -68,7 +68,7 @@ static int rule_option(const char *cmd, co_opts *o, bool disable, const char *v)
 static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int *i) {
   static const char *const names[] = {"--format", "--lang", "--gpu", "--model-config-dir",
                                       "--rules", "--fail-on", "--config", "--base-dir",
-                                      "--env", "--disable", "--severity", NULL};
+                                      "--trace", "--env", "--disable", "--severity", NULL};
   const char *a = argv[*i], *val = NULL;
   size_t k;
   for (k = 0; names[k]; k++) {
@@ -85,12 +85,12 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
     return 2;
   }
   const char **slot[] = {&o->format, &o->lang, &o->gpu, &o->model_config_dir, &o->rules_file,
-                         &o->fail_on, &o->config, &o->base_dir};
-  if (k < 8) {
+                         &o->fail_on, &o->config, &o->base_dir, &o->trace};
+  if (k < 9) {
     *slot[k] = val;
     return -1;
   }
-  if (k == 8) {
+  if (k == 9) {
     if (!strchr(val, '=') || val[0] == '=') {
       fprintf(stderr, "perf-doctor %s: --env wants NAME=VALUE, not '%s'\n", cmd, val);
       return 2;
@@ -98,7 +98,7 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
     *PD_PUSH(o->env, o->nenv, o->env_cap) = val;
     return -1;
   }
-  return rule_option(cmd, o, k == 9, val);
+  return rule_option(cmd, o, k == 10, val);
 }
 
 /* The values given, checked: a bad one names itself and what is allowed. */

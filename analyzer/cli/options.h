@@ -13,6 +13,7 @@
 typedef struct {
   const char *format;           /* NULL = the subcommand's default */
   const char *lang, *gpu, *model_config_dir, *rules_file, *fail_on, *config, *base_dir;
+  const char *trace; /* check --trace: a trace file or folder whose measures become evidence */
   bool no_config;
   const char **env;             /* --env NAME=VALUE, in order */
   size_t nenv, env_cap;

@@ -3,6 +3,9 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define EV_MAX_DEPTH 512
 
@@ -30,11 +33,35 @@ static int ev_hexval(char c) {
   return -1;
 }
 
+/* The first byte at or after p that ends a plain run inside a string: '"', '\\' or a control
+ * character; `end` when none. Kernel and op names are long, so 16 bytes are tested at once. */
+static const char *str_run(const char *p, const char *end) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* unsigned v <= 0x1f */
+    int mask = _mm_movemask_epi8(m);
+    if (mask) return p + __builtin_ctz((unsigned)mask);
+    p += 16;
+  }
+#endif
+  while (p < end) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\' || c < 0x20) return p;
+    p++;
+  }
+  return end;
+}
+
 /* At the opening quote. */
 static bool str(ps *s, tr_slice *out) {
   const char *b = ++s->p;
   bool esc = false;
-  while (s->p < s->end) {
+  for (;;) {
+    s->p = str_run(s->p, s->end);
+    if (s->p >= s->end) break;
     unsigned char c = (unsigned char)*s->p;
     if (c == '"') {
       if (out) *out = (tr_slice){b, (size_t)(s->p - b), esc, false};
@@ -42,24 +69,20 @@ static bool str(ps *s, tr_slice *out) {
       return true;
     }
     if (c < 0x20) return ev_fail(s, "control character in a string");
-    if (c == '\\') {
-      esc = true;
-      if (++s->p >= s->end) break;
-      switch (*s->p) {
-      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-        s->p++;
-        break;
-      case 'u':
-        for (int i = 1; i <= 4; i++)
-          if (s->p + i >= s->end || ev_hexval(s->p[i]) < 0) return ev_fail(s, "invalid \\u escape in a string");
-        s->p += 5;
-        break;
-      default:
-        return ev_fail(s, "invalid escape in a string");
-      }
-      continue;
+    esc = true; /* a backslash */
+    if (++s->p >= s->end) break;
+    switch (*s->p) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+      s->p++;
+      break;
+    case 'u':
+      for (int i = 1; i <= 4; i++)
+        if (s->p + i >= s->end || ev_hexval(s->p[i]) < 0) return ev_fail(s, "invalid \\u escape in a string");
+      s->p += 5;
+      break;
+    default:
+      return ev_fail(s, "invalid escape in a string");
     }
-    s->p++;
   }
   return ev_fail(s, "unterminated string");
 }
@@ -102,7 +125,7 @@ static bool literal(ps *s, const char *lit) {
 static bool value(ps *s, int depth);
 
 static bool container(ps *s, int depth) {
-  if (depth >= EV_MAX_DEPTH) return ev_fail(s, "nested too deeply");
+  if (depth >= EV_MAX_DEPTH) return ev_fail(s, "JSON nested deeper than 512 levels");
   char close = *s->p == '{' ? '}' : ']';
   bool obj = close == '}';
   s->p++;
@@ -131,6 +154,7 @@ static bool container(ps *s, int depth) {
       s->p++;
       return true;
     }
+    if (s->p < s->end && (*s->p == '}' || *s->p == ']')) return ev_fail(s, *s->p == '}' ? "mismatched '}'" : "mismatched ']'");
     return ev_fail(s, obj ? "expected ',' or '}'" : "expected ',' or ']'");
   }
 }
@@ -264,9 +288,13 @@ static double as_double(const tr_slice *n) {
   return strtod(buf, NULL);
 }
 
-static bool key_is_n(const tr_slice *k, const char *lit, size_t n) {
-  if (!k->escaped) return k->n == n && memcmp(k->p, lit, n) == 0;
-  return tr_slice_eq(k, lit);
+/* The keys compared here are short literals, so the comparison is inlined byte by byte. */
+static inline bool key_is_n(const tr_slice *k, const char *lit, size_t n) {
+  if (k->escaped) return tr_slice_eq(k, lit);
+  if (k->n != n) return false;
+  for (size_t i = 0; i < n; i++)
+    if (k->p[i] != lit[i]) return false;
+  return true;
 }
 /* lit is a string literal: its length is known at compile time */
 #define key_is(k, lit) key_is_n((k), (lit), sizeof(lit) - 1)
@@ -277,8 +305,71 @@ static bool want_str(ps *s, tr_slice *out, int depth) {
   return value(s, depth);
 }
 
+/* The common number in one pass: [-]digits[.digits], at most 18 digits in all, no exponent,
+ * followed by a byte that cannot continue a number. False (nothing consumed) otherwise; the
+ * general path then handles it. *frac is the count of decimals. */
+static bool num_fast(ps *s, uint64_t *mant, int *frac, bool *neg) {
+  const char *p = s->p, *e = s->end;
+  *neg = p < e && *p == '-';
+  if (*neg) p++;
+  if (p >= e || !is_digit(*p) || (*p == '0' && p + 1 < e && is_digit(p[1]))) return false;
+  uint64_t m = 0;
+  int digits = 0, f = 0;
+  for (; p < e && is_digit(*p); p++, digits++) m = m * 10 + (uint64_t)(*p - '0');
+  if (p < e && *p == '.') {
+    p++;
+    if (p >= e || !is_digit(*p)) return false;
+    for (; p < e && is_digit(*p); p++, digits++, f++) m = m * 10 + (uint64_t)(*p - '0');
+  }
+  if (digits > 18 || p >= e || *p == 'e' || *p == 'E') return false;
+  *mant = m;
+  *frac = f;
+  s->p = p;
+  return true;
+}
+
+static const uint64_t pow10_u[] = {1,          10,          100,          1000,          10000,
+                                   100000,     1000000,     10000000,     100000000,     1000000000,
+                                   10000000000, 100000000000, 1000000000000, 10000000000000,
+                                   100000000000000, 1000000000000000, 10000000000000000,
+                                   100000000000000000, 1000000000000000000};
+
+/* ts / dur in µs from the fast form: exact ns (rounded half away from zero, as dec_scaled)
+ * and the nearest double (one correctly rounded division: mant < 2^53 and 10^frac exact). */
+static void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out) {
+  uint64_t ns;
+  if (frac <= 3) ns = mant * pow10_u[3 - frac];
+  else {
+    uint64_t div = pow10_u[frac - 3];
+    ns = mant / div + (mant % div * 2 >= div);
+  }
+  out->v = neg ? -(int64_t)ns : (int64_t)ns;
+  out->present = true;
+  out->real = frac > 0;
+  double us = (double)mant / (double)pow10_u[frac];
+  out->us = frac > 0 ? (neg ? -us : us) : (double)(out->v / 1000);
+}
+
 /* A field that wants a number (ns when to_ns). Strings holding an integer count for args. */
 static bool want_num(ps *s, tr_num *out, bool to_ns, int depth) {
+  uint64_t mant;
+  int frac;
+  bool neg;
+  const char *b = s->p;
+  if (s->p < s->end && (*s->p == '-' || is_digit(*s->p)) && num_fast(s, &mant, &frac, &neg)) {
+    if (to_ns) {
+      num_fast_ns(mant, frac, neg, out);
+      if (frac > 0 && mant >= ((uint64_t)1 << 53)) /* one division would round twice */
+        out->us = as_double(&(tr_slice){b, (size_t)(s->p - b), false, true});
+    }
+    else {
+      uint64_t iv = mant / pow10_u[frac]; /* truncated, as as_int */
+      out->v = neg ? -(int64_t)iv : (int64_t)iv;
+      out->present = true;
+      out->real = frac > 0;
+    }
+    return true;
+  }
   if (s->p < s->end && (*s->p == '-' || is_digit(*s->p))) {
     tr_slice n;
     bool real;
@@ -424,77 +515,100 @@ static bool args_object(ps *s, tr_event *ev) {
   }
 }
 
-bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why) {
+/* One top-level key's value; the keys are dispatched on their length first. */
+static bool top_field(ps *s, const tr_slice *key, tr_event *ev) {
+  tr_slice plain = *key;
+  char buf[32];
+  if (key->escaped) { /* never in practice; decode so that the comparisons below hold */
+    if (key->n >= sizeof buf) return value(s, 1);
+    plain = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
+  }
+  const tr_slice *k = &plain;
+  switch (k->n) {
+  case 2:
+    if (k->p[0] == 'p' && k->p[1] == 'h') return want_str(s, &ev->ph, 1);
+    if (k->p[0] == 't' && k->p[1] == 's') {
+      ev->ts_key = true;
+      ev->ts = (tr_num){0};
+      return want_num(s, &ev->ts, true, 1);
+    }
+    break;
+  case 3:
+    if (key_is(k, "cat")) return want_str(s, &ev->cat, 1);
+    if (key_is(k, "pid")) return want_text(s, &ev->pid, 1);
+    if (key_is(k, "tid")) return want_text(s, &ev->tid, 1);
+    if (key_is(k, "dur")) {
+      ev->dur = (tr_num){0};
+      ev->dur_null = s->p < s->end && *s->p == 'n';
+      return want_num(s, &ev->dur, true, 1);
+    }
+    break;
+  case 4:
+    if (key_is(k, "name")) return want_str(s, &ev->name, 1);
+    if (key_is(k, "args")) return args_object(s, ev);
+    break;
+  }
+  return value(s, 1);
+}
+
+/* The members of the event object; s->p is just after its '{'. */
+static bool members(ps *s, tr_event *ev) {
+  ws(s);
+  if (s->p < s->end && *s->p == '}') {
+    s->p++;
+    return true;
+  }
+  for (;;) {
+    tr_slice k;
+    if (s->p >= s->end || *s->p != '"') return ev_fail(s, s->p >= s->end ? "unexpected end of the event" : "expected a key");
+    if (!str(s, &k)) return false;
+    ws(s);
+    if (s->p >= s->end || *s->p != ':') return ev_fail(s, "expected ':'");
+    s->p++;
+    ws(s);
+    if (!top_field(s, &k, ev)) return false;
+    ws(s);
+    if (s->p < s->end && *s->p == ',') {
+      s->p++;
+      ws(s);
+      continue;
+    }
+    if (s->p < s->end && *s->p == '}') {
+      s->p++;
+      return true;
+    }
+    return ev_fail(s, s->p >= s->end ? "unexpected end of the event" : "expected ',' or '}'");
+  }
+}
+
+bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
+                           const char **why) {
   memset(ev, 0, sizeof *ev);
   ps s = {p, p + n, p, NULL, NULL};
   bool ok = false;
   ws(&s);
-  if (s.p >= s.end || *s.p != '{') {
-    ev_fail(&s, "an event must be a JSON object");
-    goto out;
-  }
-  s.p++;
-  ws(&s);
-  if (s.p < s.end && *s.p == '}') {
+  if (s.p >= s.end || *s.p != '{') ev_fail(&s, "an event must be a JSON object");
+  else {
     s.p++;
-    ok = true;
+    ok = members(&s, ev);
   }
-  while (!ok) {
-    tr_slice k;
-    if (s.p >= s.end || *s.p != '"') {
-      ev_fail(&s, "expected a key");
-      goto out;
-    }
-    if (!str(&s, &k)) goto out;
-    ws(&s);
-    if (s.p >= s.end || *s.p != ':') {
-      ev_fail(&s, "expected ':'");
-      goto out;
-    }
-    s.p++;
-    ws(&s);
-    bool fine;
-    if (key_is(&k, "ph")) fine = want_str(&s, &ev->ph, 1);
-    else if (key_is(&k, "cat")) fine = want_str(&s, &ev->cat, 1);
-    else if (key_is(&k, "name")) fine = want_str(&s, &ev->name, 1);
-    else if (key_is(&k, "pid")) fine = want_text(&s, &ev->pid, 1);
-    else if (key_is(&k, "tid")) fine = want_text(&s, &ev->tid, 1);
-    else if (key_is(&k, "ts")) {
-      ev->ts_key = true;
-      ev->ts = (tr_num){0};
-      fine = want_num(&s, &ev->ts, true, 1);
-    } else if (key_is(&k, "dur")) {
-      ev->dur = (tr_num){0};
-      ev->dur_null = s.p < s.end && *s.p == 'n';
-      fine = want_num(&s, &ev->dur, true, 1);
-    } else if (key_is(&k, "args")) fine = args_object(&s, ev);
-    else fine = value(&s, 1);
-    if (!fine) goto out;
-    ws(&s);
-    if (s.p < s.end && *s.p == ',') {
-      s.p++;
-      ws(&s);
-      continue;
-    }
-    if (s.p < s.end && *s.p == '}') {
-      s.p++;
-      ok = true;
-      break;
-    }
-    ev_fail(&s, "expected ',' or '}'");
-    goto out;
-  }
-  ws(&s);
-  if (s.p != s.end) {
-    ok = false;
-    ev_fail(&s, "unexpected data after the event");
-  }
-out:
-  if (!ok) {
+  if (ok) *used = (size_t)(s.p - p);
+  else {
     *err_pos = (size_t)(s.err_at - p);
     *why = s.why ? s.why : "invalid JSON";
   }
   return ok;
+}
+
+bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why) {
+  size_t used = 0;
+  if (!tr_event_parse_prefix(p, n, ev, &used, err_pos, why)) return false;
+  ps s = {p + used, p + n, p, NULL, NULL};
+  ws(&s);
+  if (s.p == s.end) return true;
+  *err_pos = (size_t)(s.p - p);
+  *why = "unexpected data after the event";
+  return false;
 }
 
 static void put_utf8(char **o, uint32_t cp) {
@@ -524,6 +638,11 @@ static uint32_t hex4(const char *p) {
 }
 
 size_t tr_slice_decode(const tr_slice *s, char *out) {
+  if (!s->escaped) {
+    if (s->n) memcpy(out, s->p, s->n);
+    out[s->n] = '\0';
+    return s->n;
+  }
   char *o = out;
   const char *p = s->p, *e = s->p + s->n;
   while (p < e) {
@@ -561,7 +680,7 @@ size_t tr_slice_decode(const tr_slice *s, char *out) {
 
 bool tr_slice_eq(const tr_slice *s, const char *lit) {
   if (!s->p) return false;
-  if (!s->escaped) return strncmp(s->p, lit, s->n) == 0 && lit[s->n] == '\0';
+  if (!s->escaped) return strlen(lit) == s->n && memcmp(s->p, lit, s->n) == 0;
   char small[256];
   if (s->n >= sizeof small) return false; /* literals we compare with are short */
   tr_slice_decode(s, small);

@@ -53,6 +53,13 @@ typedef struct {
  * message. */
 bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why);
 
+/* Parses the JSON object at the start of p[0..n) (after optional whitespace) and sets *used to
+ * the bytes through its closing brace; what follows is not looked at. Failure as above; an
+ * object cut off by the end of p fails with *err_pos at (or within a few bytes of) n, which is
+ * how a streaming reader tells "need more input" from "invalid". */
+bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
+                           const char **why);
+
 /* Writes the slice with JSON escapes decoded into out, which must hold s->n + 1 bytes (a
  * decoded string is never longer than its source), NUL-terminates it and returns its length. */
 size_t tr_slice_decode(const tr_slice *s, char *out);

@@ -174,20 +174,22 @@ enum {
 };
 
 static int cat_code(const tr_slice *c) {
+#define CAT(lit, code) {lit, sizeof(lit) - 1, code}
   static const struct {
     const char *s;
+    size_t n;
     int code;
-  } cats[] = {{"cpu_op", CAT_CPU_OP},           {"kernel", CAT_GPU},        {"cuda_runtime", CAT_RUNTIME},
-              {"gpu_memcpy", CAT_GPU},          {"gpu_memset", CAT_GPU},    {"user_annotation", CAT_USER_ANNOTATION},
-              {"cuda_driver", CAT_RUNTIME},     {"Trace", CAT_TRACE},       {"cpu_instant_event", CAT_INSTANT},
-              {"Kernel", CAT_GPU},              {"Memcpy", CAT_GPU},        {"Memset", CAT_GPU},
-              {"mtia_ccp_events", CAT_GPU},     {"Runtime", CAT_RUNTIME}};
+  } cats[] = {CAT("cpu_op", CAT_CPU_OP),         CAT("kernel", CAT_GPU),     CAT("cuda_runtime", CAT_RUNTIME),
+              CAT("gpu_memcpy", CAT_GPU),        CAT("gpu_memset", CAT_GPU), CAT("user_annotation", CAT_USER_ANNOTATION),
+              CAT("cuda_driver", CAT_RUNTIME),   CAT("Trace", CAT_TRACE),    CAT("cpu_instant_event", CAT_INSTANT),
+              CAT("Kernel", CAT_GPU),            CAT("Memcpy", CAT_GPU),     CAT("Memset", CAT_GPU),
+              CAT("mtia_ccp_events", CAT_GPU),   CAT("Runtime", CAT_RUNTIME)};
+#undef CAT
   if (!c->p) return CAT_NONE;
   for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
-    if (tr_slice_eq(c, cats[i].s)) return cats[i].code;
+    if (c->escaped ? tr_slice_eq(c, cats[i].s) : c->n == cats[i].n && !memcmp(c->p, cats[i].s, c->n)) return cats[i].code;
   return CAT_OTHER;
 }
-
 
 /* HTA rounds with pandas floats: ceil(ts) and floor(ts + dur) on doubles. Past about 2^50 µs
  * (absolute epoch µs with ns decimals) a double cannot hold the ns digits, so its rounding

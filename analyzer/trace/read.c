@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "base/alloc.h"
 #include "base/limits.h"
+#include "trace/inflate.h"
 
 #define RD_INITIAL_CAP ((size_t)1 << 20)
 /* A single event or header value may not exceed this; it bounds memory on hostile input. */
@@ -20,7 +20,7 @@
 /* The reading window: buf[0..len) holds decompressed bytes starting at stream offset `base`.
  * While `marked`, bytes from `mark` on are kept across refills (the value being cut out). */
 typedef struct {
-  gzFile gz;
+  tr_src *src;
   const char *path;
   char *buf;
   size_t cap, len, pos, mark;
@@ -39,7 +39,7 @@ static void rd_fail(rd *r, uint64_t off, const char *fmt, ...) {
   pd_buf_vprintf(&b, fmt, ap);
   va_end(ap);
   pd_buf_printf(&b, " at byte %llu%s", (unsigned long long)off,
-                gzdirect(r->gz) ? "" : " of the decompressed JSON");
+                tr_src_gzip(r->src) ? " of the decompressed JSON" : "");
   r->err = pd_buf_take(&b);
 }
 
@@ -67,24 +67,13 @@ static bool rd_fill(rd *r) {
   }
   size_t want = r->cap - r->len;
   if (want > INT_MAX) want = INT_MAX;
-  int n = gzread(r->gz, r->buf + r->len, (unsigned)want);
-  int zerr = Z_OK;
-  const char *zmsg = gzerror(r->gz, &zerr);
+  ssize_t n = tr_src_read(r->src, r->buf + r->len, want);
   if (n > 0) {
     r->len += (size_t)n;
     return true;
   }
   r->eof = true;
-  if (n < 0 || zerr != Z_OK) {
-    if (zerr == Z_BUF_ERROR)
-      rd_fail(r, rd_off(r), "truncated gzip stream (compressed input ends early, after %lld bytes)",
-              (long long)gzoffset(r->gz));
-    else if (zerr == Z_ERRNO)
-      rd_fail(r, rd_off(r), "read error: %s", strerror(errno));
-    else
-      rd_fail(r, rd_off(r), "corrupt gzip data (%s, compressed byte %lld)", zmsg ? zmsg : "?",
-              (long long)gzoffset(r->gz));
-  }
+  if (n < 0) rd_fail(r, rd_off(r), "%s", tr_src_error(r->src));
   return false;
 }
 
@@ -207,6 +196,36 @@ static json_t *rd_load_marked(rd *r, size_t flags, const char *what) {
   return v;
 }
 
+/* The bytes between the event's start and the end of the window may end before the event
+ * does; a failure this close to the end of the window is taken as "read more". */
+#define RD_EDGE 16
+
+/* pos is on an event's '{': parses it in place, reading more input while it is cut off by the
+ * end of the window (the event is parsed once; a retry happens only at window boundaries).
+ * Leaves the event marked; the caller unmarks it once delivered. */
+static bool rd_parse_event(rd *r, tr_event *ev, uint64_t *off) {
+  r->mark = r->pos;
+  r->marked = true;
+  for (;;) {
+    size_t avail = r->len - r->mark, used = 0, epos = 0;
+    const char *why = NULL;
+    if (tr_event_parse_prefix(r->buf + r->mark, avail, ev, &used, &epos, &why)) {
+      r->pos = r->mark + used;
+      *off = r->base + r->mark;
+      return true;
+    }
+    bool at_edge = epos + RD_EDGE >= avail;
+    if (!at_edge || r->eof) {
+      r->pos = r->mark + epos;
+      if (epos >= avail && !r->err) rd_fail_eof(r, "inside an object or array");
+      else rd_fail(r, r->base + r->mark + epos, "invalid JSON in an event: %s", why);
+      return false;
+    }
+    r->pos = r->len;
+    if (!rd_fill(r) && r->err) return false; /* at the end of input: the next pass says why */
+  }
+}
+
 /* pos is on '['; delivers every element. */
 static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
   r->pos++;
@@ -224,17 +243,9 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
       rd_fail(r, rd_off(r), "event %llu is not a JSON object", (unsigned long long)st->events);
       return false;
     }
-    r->mark = r->pos;
-    r->marked = true;
-    if (!rd_scan_compound(r)) return false;
-    uint64_t off = r->base + r->mark;
     tr_event ev;
-    size_t epos = 0;
-    const char *why = NULL;
-    if (!tr_event_parse(r->buf + r->mark, r->pos - r->mark, &ev, &epos, &why)) {
-      rd_fail(r, off + epos, "invalid JSON in an event: %s", why);
-      return false;
-    }
+    uint64_t off;
+    if (!rd_parse_event(r, &ev, &off)) return false;
     r->marked = false;
     if (sink->event) sink->event(sink->ctx, &ev, off);
     st->events++;
@@ -342,17 +353,13 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   memset(st, 0, sizeof *st);
   *err = NULL;
   rd r = {.path = path};
-  r.gz = gzopen(path, "rb");
-  if (!r.gz) {
-    *err = pd_xasprintf("%s: cannot open: %s", path, strerror(errno ? errno : ENOMEM));
-    return false;
-  }
-  gzbuffer(r.gz, 1u << 18);
+  r.src = tr_src_open(path, err);
+  if (!r.src) return false;
   r.cap = RD_INITIAL_CAP;
   r.buf = pd_xmalloc(r.cap);
   bool ok = false;
   int c = rd_peek(&r);
-  st->gzip = !gzdirect(r.gz);
+  st->gzip = tr_src_gzip(r.src);
   if (c < 0) {
     rd_fail(&r, rd_off(&r), "empty file: no JSON document");
   } else if (c == '[') {
@@ -380,6 +387,6 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
     free(r.err);
   }
   free(r.buf);
-  gzclose(r.gz);
+  tr_src_close(r.src);
   return ok;
 }

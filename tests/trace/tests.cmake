@@ -5,6 +5,10 @@ pd_add_unit(trace_units ${_tr}/test_units.c)
 pd_add_unit(trace_hta_parity ${_tr}/test_hta_parity.c)
 pd_add_unit(trace_corrupt ${_tr}/test_corrupt.c)
 pd_add_unit(trace_eff_units ${_tr}/test_eff_units.c)
+pd_add_unit(trace_inflate ${_tr}/test_inflate.c)
+# the corrupt-input suite again with the zlib fallback (the default is ISA-L where found)
+add_test(NAME trace_corrupt_zlib COMMAND trace_corrupt)
+set_tests_properties(trace_corrupt_zlib PROPERTIES ENVIRONMENT PERF_DOCTOR_INFLATE=zlib SKIP_RETURN_CODE 77)
 # Both read shared/traces (beside the source tree); without it they report "skipped" (77).
 set_tests_properties(trace_hta_parity trace_corrupt PROPERTIES SKIP_RETURN_CODE 77)
 
@@ -21,6 +25,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME trace_efficiency COMMAND ${Python3_EXECUTABLE} ${_tr}/test_efficiency.py $<TARGET_FILE:perf-doctor>
            ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(trace_efficiency PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # check --trace: evidence on findings from the generated set (with memory events added)
+  add_test(NAME cli_evidence COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/cli/test_evidence.py
+           $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR} ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(cli_evidence PROPERTIES FIXTURES_REQUIRED trace_synth)
   # Against HTA itself (set HTA_SRC to an HTA checkout; skipped otherwise). Debian's
   # /usr/bin/python3 is the interpreter that sees python3-pandas.
   add_test(NAME trace_hta_crosscheck COMMAND /usr/bin/python3 ${_tr}/hta_crosscheck.py

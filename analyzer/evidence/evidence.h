@@ -1,0 +1,42 @@
+/* evidence: what a trace measured, set against what the audit estimated (`check --trace`).
+ *
+ * The measures are read from a trace summary, the JSON object `perf-doctor trace --format json`
+ * prints (this layer depends on that document, not on the trace code). Which finding a measure
+ * speaks to is data: a rule's "evidence" entry in the catalog,
+ *   {"measure": "exposed_comm_pct", "confirms_if": ">= 10", "contradicts_if": "< 3"}
+ * where the right-hand side is a number or `[factor*]fact` ("0.8*M": 80 % of the GPU memory
+ * fact). A finding the trace contradicts loses one severity level and says why. */
+#ifndef PD_EVIDENCE_H
+#define PD_EVIDENCE_H
+
+#include <jansson.h>
+
+#include "audit/audit.h"
+
+typedef struct evd_trace evd_trace; /* opaque: the measures of one trace folder */
+
+/* Reads the measures from `summary` (borrowed; a multi-job summary uses its first job and says
+ * so in evd_note). `path` is what the user linked. Never NULL; caller frees. */
+evd_trace *evd_trace_from(const json_t *summary, const char *path);
+void evd_trace_free(evd_trace *t);
+/* A sentence about how the trace was read ("3 jobs in the folder: the first is used"), or NULL. */
+const char *evd_note(const evd_trace *t);
+
+/* The names evidence entries may use, and a measure's value (false when not measured). */
+size_t evd_measure_count(void);
+const char *evd_measure_name(size_t i);
+bool evd_measure(const evd_trace *t, const char *name, double *value);
+
+/* Attaches evidence to the findings of r whose rule has an "evidence" entry; a contradicted
+ * finding is downgraded one level (severity_before keeps the old one). Returns how many findings
+ * got evidence. Catalog entries that do not parse give an inconclusive verdict naming the entry. */
+size_t evd_apply(au_result *r, const evd_trace *t);
+
+/* The report's "trace" object: the path, per-rank figures, and the estimated-vs-measured rows
+ * (new reference). */
+json_t *evd_trace_json(const evd_trace *t, const au_result *r);
+/* The same as a markdown section ("## Measured by the trace"), appended to `md` (caller frees
+ * the returned string). */
+char *evd_markdown(const evd_trace *t, const au_result *r);
+
+#endif
