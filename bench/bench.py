@@ -259,6 +259,12 @@ def part_trace(cfg, pd, data, res, want_hta, hta_big):
                                          "mb_per_cpu_s": mbytes / cpu if cpu else None, "load": ld}
                 ok = ok and rc == 0
             row["perf_doctor"] = runs
+            # the same binary with its zlib fallback (PERF_DOCTOR_INFLATE=zlib), one thread
+            with open(os.devnull, "w") as null:
+                env = dict(os.environ, PERF_DOCTOR_INFLATE="zlib")
+                rc, wall, cpu, rss = run_timed([pd, "trace", target, "--format", "json", "--jobs", "1"], stdout=null,
+                                               env=env)
+            row["perf_doctor_zlib"] = {"wall_s": wall, "cpu_s": cpu, "exit_status": rc}
             ld = load()
             rc, wall, cpu, rss = run_timed(["sh", "-c", 'zcat "$@" > /dev/null', "zcat"] + m["paths"])
             row["zcat"] = {"wall_s": wall, "mb_per_s": mbytes / wall, "load": ld}
@@ -486,8 +492,8 @@ def table(res):
         L.append("")
     if res.get("trace"):
         L += ["### trace (`.json.gz` input; MB = 10^6 bytes of uncompressed JSON)", "",
-              "| set | JSON MB | gz MB | perf-doctor 1 thread: s, MB/s (per CPU-s) | 2 threads: s | peak RSS MB | zcat s | vs zcat | HTA load+temporal s (RSS MB) | HTA ÷ perf-doctor: wall (CPU) | load |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| set | JSON MB | gz MB | perf-doctor 1 thread: s, MB/s (per CPU-s) | 2 threads: s | peak RSS MB | same, zlib inflate: s | zcat s | vs zcat | HTA load+temporal s (RSS MB) | HTA ÷ perf-doctor: wall (CPU) | load |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for t in res["trace"]:
             j1 = t["perf_doctor"]["jobs1"]
             j2 = t["perf_doctor"].get("jobs2")
@@ -498,10 +504,12 @@ def table(res):
                 ratio = "%s× (%s×)" % (fmt(t["hta_over_pd"]), fmt(t.get("hta_over_pd_cpu")))
             else:
                 hs, ratio = h.get("skipped", h.get("error", "–")), "–"
-            L.append("| %s | %s | %s | %s, %s (%s) | %s | %s | %s | %s× | %s | %s | %s |" % (
+            zl = t.get("perf_doctor_zlib")
+            L.append("| %s | %s | %s | %s, %s (%s) | %s | %s | %s | %s | %s× | %s | %s | %s |" % (
                 t["set"], fmt(t["json_bytes"] / 1e6), fmt(t["gz_bytes"] / 1e6), fmt(j1["wall_s"], 2), fmt(j1["mb_per_s"]),
                 fmt(j1.get("mb_per_cpu_s")),
-                fmt(j2["wall_s"], 2) if j2 else "–", fmt(rss), fmt(t["zcat"]["wall_s"], 2), fmt(t["vs_zcat"]), hs,
+                fmt(j2["wall_s"], 2) if j2 else "–", fmt(rss), fmt(zl["wall_s"], 2) if zl else "–",
+                fmt(t["zcat"]["wall_s"], 2), fmt(t["vs_zcat"]), hs,
                 ratio, j1["load"]))
         L.append("")
     cg = res.get("callgrind")

@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "trace/compare.h"
 #include "trace/trace.h"
 #include "base/device.h"
 #include "base/str.h"
 
 static void trace_usage(FILE *f) {
   fputs("usage: perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step] [--gpu NAME]\n"
+        "       perf-doctor trace --compare BEFORE AFTER [same options]\n"
         "\n"
         "Summarises PyTorch-profiler (Kineto) traces: one .pt.trace.json(.gz) file or a folder\n"
         "of per-rank files (searched recursively), read in parallel.\n"
@@ -18,18 +20,73 @@ static void trace_usage(FILE *f) {
         "  --include-last-step   keep the last ProfilerStep in the HTA figures\n"
         "  --gpu NAME            judge MFU and link bandwidth against this device (default: the\n"
         "                        device the trace's deviceProperties names)\n"
+        "  --svg FILE            also draw the summary: per-step stacked bars per rank, memory per\n"
+        "                        step, the cross-rank compute spread (plain SVG)\n"
+        "  --compare BEFORE AFTER  what changed between two traces (files or folders): step time,\n"
+        "                        shares, MFU, memory, ops, kernels, collectives, against the noise\n"
         "Exit status: 0 all files summarised, 1 some files failed, 2 usage error or nothing readable.\n",
         f);
 }
 
+static bool write_svg(const char *path, const char *svg) {
+  FILE *f = fopen(path, "w");
+  bool ok = f && fputs(svg, f) >= 0;
+  if (f && fclose(f) != 0) ok = false;
+  if (!ok) fprintf(stderr, "perf-doctor trace: --svg %s: cannot write\n", path);
+  return ok;
+}
+
+/* Both summaries as JSON, compared; exit as for one summary (1 when files failed on either side). */
+static int compare(const char *before, const char *after, const tr_options *o) {
+  tr_options jo = *o;
+  jo.format = "json";
+  const char *paths[2] = {before, after};
+  json_t *sum[2] = {NULL, NULL};
+  int failed = 0;
+  for (int i = 0; i < 2; i++) {
+    int f = 0;
+    char *err = NULL;
+    char *text = tr_summarize_opts(paths[i], &jo, &f, &err);
+    if (!text) {
+      fprintf(stderr, "perf-doctor trace --compare: %s\n", err ? err : paths[i]);
+      free(err);
+      json_decref(sum[0]);
+      return 2;
+    }
+    failed += f;
+    sum[i] = json_loads(text, 0, NULL);
+    free(text);
+  }
+  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
+  if (!strcmp(o->format, "json")) {
+    json_dumpf(cmp, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+  } else {
+    char *md = tr_compare_md(cmp);
+    fputs(md, stdout);
+    free(md);
+  }
+  json_decref(cmp);
+  json_decref(sum[0]);
+  json_decref(sum[1]);
+  return failed ? 1 : 0;
+}
+
 int pd_cmd_trace(int argc, char **argv) {
-  tr_options o = {"md", 0, false, NULL};
-  const char *path = NULL;
+  tr_options o = {"md", 0, false, NULL, NULL};
+  const char *path = NULL, *cmp_before = NULL, *cmp_after = NULL, *svg_path = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       trace_usage(stdout);
       return 0;
+    } else if (!strcmp(a, "--compare")) {
+      if (i + 2 >= argc) {
+        fprintf(stderr, "perf-doctor trace: --compare needs BEFORE and AFTER\n");
+        return 2;
+      }
+      cmp_before = argv[++i];
+      cmp_after = argv[++i];
     } else if (!strcmp(a, "--format") && i + 1 < argc) {
       o.format = argv[++i];
     } else if (!strncmp(a, "--format=", 9)) {
@@ -41,6 +98,8 @@ int pd_cmd_trace(int argc, char **argv) {
         return 2;
       }
       o.jobs = (int)n;
+    } else if (!strcmp(a, "--svg") && i + 1 < argc) {
+      svg_path = argv[++i];
     } else if (!strcmp(a, "--include-last-step")) {
       o.include_last = true;
     } else if (!strcmp(a, "--gpu") && i + 1 < argc) {
@@ -62,7 +121,7 @@ int pd_cmd_trace(int argc, char **argv) {
       return 2;
     }
   }
-  if (!path) {
+  if (!path && !cmp_before) {
     trace_usage(stderr);
     return 2;
   }
@@ -70,16 +129,28 @@ int pd_cmd_trace(int argc, char **argv) {
     fprintf(stderr, "perf-doctor trace: --format must be md or json\n");
     return 2;
   }
+  if (cmp_before) {
+    if (path) {
+      fprintf(stderr, "perf-doctor trace: --compare takes BEFORE and AFTER, not also '%s'\n", path);
+      return 2;
+    }
+    return compare(cmp_before, cmp_after, &o);
+  }
   int failed = 0;
-  char *err = NULL;
+  char *err = NULL, *svg = NULL;
+  if (svg_path) o.svg = &svg;
   char *text = tr_summarize_opts(path, &o, &failed, &err);
   if (!text) {
     fprintf(stderr, "perf-doctor trace: %s\n", err ? err : "failed");
     free(err);
     return 2;
   }
+  int status = failed ? 1 : 0;
+  if (svg && !write_svg(svg_path, svg)) status = 2;
   fputs(text, stdout);
   if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+  if (svg && status != 2 && !strcmp(o.format, "md")) printf("\n![per-step breakdown, memory and cross-rank spread](%s)\n", svg_path);
   free(text);
-  return failed ? 1 : 0;
+  free(svg);
+  return status;
 }

@@ -13,6 +13,7 @@
 #include "trace/jobs.h"
 #include "trace/rank.h"
 #include "trace/summary.h"
+#include "trace/svg.h"
 #include "base/alloc.h"
 #include "base/path.h"
 #include "base/str.h"
@@ -204,7 +205,7 @@ static int rank_cmp(const void *pa, const void *pb) {
 }
 
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
-  static const tr_options defaults = {"md", 0, false, NULL};
+  static const tr_options defaults = {"md", 0, false, NULL, NULL};
   if (!opts) opts = &defaults;
   const char *format = opts->format ? opts->format : "md";
   *err = NULL;
@@ -262,11 +263,23 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
     size_t nj = tr_jobs_split(p.out, files.n, job_of);
     if (nj > 1) {
       text = summarize_jobs(path, p.out, files.n, job_of, nj, opts, !strcmp(format, "json"));
+      if (opts->svg) {
+        char *js = !strcmp(format, "json") ? NULL : summarize_jobs(path, p.out, files.n, job_of, nj, opts, true);
+        json_t *v = json_loads(js ? js : text, 0, NULL);
+        *opts->svg = tr_svg(v);
+        json_decref(v);
+        free(js);
+      }
     } else {
       tr_cross cross;
       tr_cross_compute(p.out, files.n, &cross);
       tr_report rep = {path, p.out, files.n, &cross, opts->include_last, NULL};
       text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
+      if (opts->svg) {
+        json_t *v = tr_summary_json_value(&rep);
+        *opts->svg = tr_svg(v);
+        json_decref(v);
+      }
       tr_cross_free(&cross);
     }
     free(job_of);
@@ -282,6 +295,6 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
 }
 
 char *tr_summarize(const char *path, const char *format, char **err) {
-  tr_options o = {format, 0, false, NULL};
+  tr_options o = {format, 0, false, NULL, NULL};
   return tr_summarize_opts(path, &o, NULL, err);
 }

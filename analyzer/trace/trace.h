@@ -16,6 +16,8 @@ typedef struct {
   int jobs;           /* worker threads; <= 0 means one per online core */
   bool include_last;  /* keep the last ProfilerStep in the HTA figures (HTA's default drops it) */
   const char *gpu;    /* judge MFU and links against this device instead of deviceProperties' */
+  char **svg;         /* when not NULL, receives the SVG picture of the same summary (trace/svg.h;
+                         caller frees), drawn without reading the files again */
 } tr_options;
 
 /* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be

@@ -19,20 +19,13 @@ import shutil
 import subprocess
 import sys
 
-failures = 0
 GIB = 1 << 30
 
 
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL:", what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pdcheck import Checker  # noqa: E402
 
-
-def run(*args):
-    p = subprocess.run([PD] + list(args), capture_output=True, text=True)
-    return p.returncode, p.stdout, p.stderr
+CK = check = run = None  # set in main: Checker(the binary), its check and run
 
 
 def with_memory(src, dst, peak_rank, peak_bytes):
@@ -84,8 +77,10 @@ def validate(doc, what):
 
 
 def main():
-    global PD, ROOT
-    PD, tests, synth, work = sys.argv[1:5]
+    global CK, ROOT, check, run
+    pd, tests, synth, work = sys.argv[1:5]
+    CK = Checker(pd)
+    check, run = CK.check, CK.run
     ROOT = os.path.dirname(os.path.abspath(tests))
     scripts = os.path.join(tests, "script", "fixtures", "scripts", "training", "text")
     small = os.path.join(scripts, "run-qwen3-4B-8xgpu.sh")          # R-P16 fires (info)
@@ -149,8 +144,7 @@ def main():
     rc, out, err = run("check", small, "--trace", os.path.join(work, "no-such-trace"))
     check(rc == 2 and "--trace" in err, "missing trace: exit %d, %s" % (rc, err.strip()))
 
-    print("cli_evidence: %s" % ("ok" if not failures else "%d failed" % failures))
-    return 1 if failures else 0
+    return CK.exit("cli_evidence")
 
 
 if __name__ == "__main__":

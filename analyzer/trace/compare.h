@@ -1,0 +1,23 @@
+/* trace_compare: before / after, from two trace summaries (the objects `trace --format json`
+ * prints).
+ *
+ * Compared: the step time, the per-step shares (compute, exposed communication and copies,
+ * idle by cause), MFU, the memory peaks, the ops (matched by name, shape and dtype), the
+ * kernels (by name) and the collectives (by kind, size and group). Each figure carries its
+ * step-to-step spread (the standard deviation over every rank's profiled steps), and a change
+ * is called significant only when it exceeds twice the larger spread and 1 % of the figure,
+ * so noise is not reported as change. A multi-job summary contributes its first job. */
+#ifndef PD_TRACE_COMPARE_H
+#define PD_TRACE_COMPARE_H
+
+#include <jansson.h>
+
+/* {"before": <summary>, "after": <summary>, "delta": {"step": {...}, "shares": [...], "mfu_pct",
+ * "memory": [...], "ops": [...], "kernels": [...], "collectives": [...]}} (new reference; the
+ * summaries are referenced, not copied). */
+json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path);
+
+/* The comparison as markdown (caller frees). */
+char *tr_compare_md(const json_t *cmp);
+
+#endif

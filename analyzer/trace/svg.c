@@ -1,0 +1,211 @@
+#include "trace/svg.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#define W 960
+#define LEFT 90   /* room for the rank labels */
+#define RIGHT 20
+#define ROW 18    /* one rank's bar */
+#define MAX_RANKS 64
+
+static const struct {
+  const char *key, *label, *color;
+} kinds[] = {
+    {"compute_us", "compute", "#2e7d32"},
+    {"exposed_comm_us", "exposed communication", "#c62828"},
+    {"exposed_memcpy_us", "exposed copies", "#f9a825"},
+    {"other_gpu_us", "other GPU", "#6d4c41"},
+    {"idle_data_supply_us", "idle: data supply", "#1565c0"},
+    {"idle_collective_wait_us", "idle: collective wait", "#8e24aa"},
+    {"idle_launch_bound_us", "idle: launch-bound", "#90a4ae"},
+};
+#define NKINDS (sizeof kinds / sizeof *kinds)
+
+static double num(const json_t *o, const char *k) {
+  const json_t *v = json_object_get(o, k);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long rank_no(const json_t *rk, size_t i) {
+  const json_t *r = json_object_get(rk, "rank");
+  return json_is_integer(r) ? (long)json_integer_value(r) : (long)i;
+}
+
+/* A "nice" tick step for a range: 1, 2 or 5 times a power of ten, about 6 ticks. */
+static double tick_step(double range) {
+  if (!(range > 0)) return 1;
+  double raw = range / 6, p = pow(10, floor(log10(raw))), m = raw / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static void axis_x(pd_buf *b, double y, double max, const char *unit) {
+  double step = tick_step(max), scale = (W - LEFT - RIGHT) / max;
+  pd_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#444\"/>\n", LEFT, y, W - RIGHT, y);
+  for (double t = 0; t <= max * 1.0001; t += step) {
+    double x = LEFT + t * scale;
+    pd_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>", x, y, x, y + 4);
+    pd_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%g</text>\n", x, y + 15, t);
+  }
+  pd_buf_printf(b, "<text class=\"axis-label\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+                (LEFT + W - RIGHT) / 2, y + 30, unit);
+}
+
+/* Panel 1: the steps of each rank end to end, stacked by kind. Returns the y below it. */
+static double bars(pd_buf *b, const json_t *ranks, size_t n, double y) {
+  double max = 0;
+  for (size_t i = 0; i < n; i++) {
+    double tot = 0;
+    size_t k;
+    json_t *s;
+    json_array_foreach(json_object_get(json_array_get(ranks, i), "steps"), k, s) tot += num(s, "window_us") / 1000;
+    if (tot > max) max = tot;
+  }
+  pd_buf_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Profiled steps per rank, "
+                "end to end: where the time went</text>\n", y);
+  y += 14;
+  for (size_t k = 0; k < NKINDS; k++) /* legend */
+    pd_buf_printf(b, "<rect x=\"%zu\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%zu\" y=\"%.1f\" "
+                  "font-size=\"10\">%s</text>\n", 10 + k * 130, y, kinds[k].color, 24 + k * 130, y + 9, kinds[k].label);
+  y += 20;
+  if (!(max > 0)) {
+    pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">no ProfilerStep windows: nothing to draw</text>\n", LEFT, y + 12);
+    return y + 30;
+  }
+  double scale = (W - LEFT - RIGHT) / max;
+  for (size_t i = 0; i < n; i++, y += ROW + 4) {
+    const json_t *rk = json_array_get(ranks, i);
+    pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">rank %ld</text>\n", LEFT - 6,
+                  y + ROW - 5, rank_no(rk, i));
+    double x = LEFT;
+    size_t si;
+    json_t *s;
+    json_array_foreach(json_object_get(rk, "steps"), si, s) {
+      double x0 = x;
+      for (size_t k = 0; k < NKINDS; k++) {
+        double w = num(s, kinds[k].key) / 1000 * scale;
+        if (!(w > 0)) continue;
+        pd_buf_printf(b, "<rect class=\"seg\" data-rank=\"%ld\" data-step=\"%lld\" data-kind=\"%s\" x=\"%.2f\" y=\"%.1f\" "
+                      "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>rank %ld step %lld: %s %.2f ms</title></rect>\n",
+                      rank_no(rk, i), (long long)num(s, "step"), kinds[k].label, x, y, w, ROW, kinds[k].color,
+                      rank_no(rk, i), (long long)num(s, "step"), kinds[k].label, num(s, kinds[k].key) / 1000);
+        x += w;
+      }
+      x = x0 + num(s, "window_us") / 1000 * scale; /* the step's own width: what the kinds leave is unattributed */
+      pd_buf_printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#fff\"/>\n", x, y, x, y + ROW);
+    }
+  }
+  axis_x(b, y + 2, max, "time from the first profiled step (ms)");
+  return y + 50;
+}
+
+/* Panel 2: per-step peak reserved memory per rank. */
+static double memory(pd_buf *b, const json_t *ranks, size_t n, double y) {
+  double max = 0;
+  size_t steps = 0;
+  for (size_t i = 0; i < n; i++) {
+    const json_t *m = json_object_get(json_array_get(ranks, i), "memory");
+    if (!json_is_true(json_object_get(m, "measured"))) continue;
+    size_t k;
+    json_t *s;
+    json_array_foreach(json_object_get(m, "steps"), k, s) if (num(s, "peak_reserved_bytes") > max) max = num(s, "peak_reserved_bytes");
+    if (json_array_size(json_object_get(m, "steps")) > steps) steps = json_array_size(json_object_get(m, "steps"));
+  }
+  pd_buf_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Peak reserved GPU memory per step</text>\n", y);
+  if (!(max > 0) || !steps) {
+    pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">GPU memory: not measured (no [memory] events; "
+                  "record with --profile-with-memory)</text>\n", LEFT, y + 18);
+    return y + 40;
+  }
+  double gib = max / 1073741824.0, top = y + 14, h = 120, dx = (W - LEFT - RIGHT) / (double)(steps > 1 ? steps - 1 : 1);
+  double step = tick_step(gib);
+  for (double t = 0; t <= gib * 1.0001; t += step) {
+    double yy = top + h - t / gib * h;
+    pd_buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
+                  "font-size=\"10\" text-anchor=\"end\">%g</text>\n", LEFT, yy, W - RIGHT, yy, LEFT - 6, yy + 3, t);
+  }
+  pd_buf_printf(b, "<text class=\"axis-label\" x=\"14\" y=\"%.1f\" font-size=\"11\" transform=\"rotate(-90 14 %.1f)\" "
+                "text-anchor=\"middle\">GiB</text>\n", top + h / 2, top + h / 2);
+  for (size_t i = 0; i < n; i++) {
+    const json_t *m = json_object_get(json_array_get(ranks, i), "memory");
+    if (!json_is_true(json_object_get(m, "measured"))) continue;
+    pd_buf_printf(b, "<polyline class=\"mem\" data-rank=\"%ld\" fill=\"none\" stroke=\"hsl(%zu,60%%,40%%)\" points=\"",
+                  rank_no(json_array_get(ranks, i), i), (i * 47) % 360);
+    size_t k;
+    json_t *s;
+    json_array_foreach(json_object_get(m, "steps"), k, s)
+      pd_buf_printf(b, "%.1f,%.1f ", LEFT + k * dx, top + h - num(s, "peak_reserved_bytes") / max * h);
+    pd_buf_puts(b, "\"/>\n");
+  }
+  pd_buf_printf(b, "<text class=\"axis-label\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">profiled step "
+                "(first to last)</text>\n", (LEFT + W - RIGHT) / 2, top + h + 18);
+  return top + h + 40;
+}
+
+/* Panel 3: per step, the ranks' compute time as a heat row. */
+static double heat(pd_buf *b, const json_t *ranks, size_t n, double y) {
+  size_t steps = 0;
+  for (size_t i = 0; i < n; i++)
+    if (json_array_size(json_object_get(json_array_get(ranks, i), "steps")) > steps)
+      steps = json_array_size(json_object_get(json_array_get(ranks, i), "steps"));
+  pd_buf_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Compute time across ranks per step "
+                "(light = fastest rank, dark = slowest)</text>\n", y);
+  y += 10;
+  double cw = (W - LEFT - RIGHT) / (double)(n ? n : 1);
+  for (size_t s = 0; s < steps; s++, y += ROW + 2) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+      double v = num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
+      if (isfinite(v)) lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">step %zu</text>\n", LEFT - 6, y + ROW - 5, s + 1);
+    for (size_t i = 0; i < n; i++) {
+      double v = num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
+      if (!isfinite(v)) continue;
+      double f = hi > lo ? (v - lo) / (hi - lo) : 0;
+      pd_buf_printf(b, "<rect class=\"heat\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"hsl(20,80%%,%.0f%%)\">"
+                    "<title>rank %ld step %zu: compute %.2f ms</title></rect>\n", LEFT + i * cw, y, cw - 1, ROW,
+                    90 - 55 * f, rank_no(json_array_get(ranks, i), i), s + 1, v / 1000);
+    }
+  }
+  pd_buf_printf(b, "<text class=\"axis-label\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">ranks, in "
+                "file order (one cell each)</text>\n", (LEFT + W - RIGHT) / 2, y + 14);
+  return y + 30;
+}
+
+char *tr_svg(const json_t *summary) {
+  const json_t *jobs = json_object_get(summary, "jobs");
+  if (json_is_array(jobs) && json_array_size(jobs)) summary = json_array_get(jobs, 0);
+  /* the readable ranks, at most MAX_RANKS */
+  json_t *ranks = json_array();
+  size_t i, total = 0;
+  json_t *rk;
+  json_array_foreach(json_object_get(summary, "ranks"), i, rk) {
+    if (json_object_get(rk, "error")) continue;
+    total++;
+    if (json_array_size(ranks) < MAX_RANKS) json_array_append(ranks, rk);
+  }
+  size_t n = json_array_size(ranks);
+  pd_buf body = {0};
+  double y = 24;
+  if (total > n) {
+    pd_buf_printf(&body, "<text x=\"10\" y=\"%.1f\" font-size=\"11\">the first %zu of %zu ranks are drawn</text>\n", y, n, total);
+    y += 18;
+  }
+  y = bars(&body, ranks, n, y);
+  y = memory(&body, ranks, n, y + 10);
+  y = heat(&body, ranks, n, y + 10);
+  json_decref(ranks);
+  pd_buf b = {0};
+  pd_buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "
+                "fill=\"#fff\"/>\n", W, y, W, y);
+  pd_buf_append(&b, body.data, body.len);
+  pd_buf_puts(&b, "</svg>\n");
+  pd_buf_free(&body);
+  return pd_buf_take(&b);
+}

@@ -1,0 +1,17 @@
+/* trace_svg: a picture of a trace summary (the object `trace --format json` prints), as plain SVG.
+ *
+ * Three panels: per rank, its profiled steps end to end as stacked bars (compute, exposed
+ * communication, exposed copies, idle by cause; x in ms); the per-step peak of reserved GPU
+ * memory per rank when memory events exist (GiB); and per step a heat row of the ranks' compute
+ * time (light = the fastest rank, dark = the slowest: the spread a straggler leaves). Every bar
+ * segment is a <rect class="seg" data-rank data-step data-kind>, so tests and scripts can read
+ * the picture back. A multi-job summary draws its first job. */
+#ifndef PD_TRACE_SVG_H
+#define PD_TRACE_SVG_H
+
+#include <jansson.h>
+
+/* The SVG document (caller frees). */
+char *tr_svg(const json_t *summary);
+
+#endif
