@@ -7,11 +7,14 @@
 #include "trace/compare.h"
 #include "trace/trace.h"
 #include "base/device.h"
+#include "base/alloc.h"
 #include "base/str.h"
 
 static void trace_usage(FILE *f) {
   fputs("usage: perf-doctor trace PATH [--format md|json] [--jobs N] [--include-last-step] [--gpu NAME]\n"
         "       perf-doctor trace --compare BEFORE AFTER [same options]\n"
+        "       perf-doctor trace --partial FILE [--include-last-step] [--gpu NAME] > part.json\n"
+        "       perf-doctor trace --merge PART.json... [--format md|json] [--svg FILE]\n"
         "\n"
         "Summarises PyTorch-profiler (Kineto) traces: one .pt.trace.json(.gz) file or a folder\n"
         "of per-rank files (searched recursively), read in parallel.\n"
@@ -22,6 +25,8 @@ static void trace_usage(FILE *f) {
         "                        device the trace's deviceProperties names)\n"
         "  --svg FILE            also draw the summary: per-step stacked bars per rank, memory per\n"
         "                        step, the cross-rank compute spread (plain SVG)\n"
+        "  --partial FILE        analyse one rank's file where it lives; print a mergeable partial\n"
+        "  --merge PART...       the summary of partials, as if all their files were read here\n"
         "  --compare BEFORE AFTER  what changed between two traces (files or folders): step time,\n"
         "                        shares, MFU, memory, ops, kernels, collectives, against the noise\n"
         "Exit status: 0 all files summarised, 1 some files failed, 2 usage error or nothing readable.\n",
@@ -34,6 +39,54 @@ static bool write_svg(const char *path, const char *svg) {
   if (f && fclose(f) != 0) ok = false;
   if (!ok) fprintf(stderr, "perf-doctor trace: --svg %s: cannot write\n", path);
   return ok;
+}
+
+/* Prints a summary (and writes its SVG, linked from the markdown); the exit status. */
+static int print_summary(const char *text, const char *svg, const char *svg_path, const char *format, int failed) {
+  int status = failed ? 1 : 0;
+  if (svg && !write_svg(svg_path, svg)) status = 2;
+  fputs(text, stdout);
+  if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
+  if (svg && status != 2 && !strcmp(format, "md"))
+    printf("\n![per-step breakdown, memory and cross-rank spread](%s)\n", svg_path);
+  return status;
+}
+
+static int usage_error(const char *why) {
+  fprintf(stderr, "perf-doctor trace: %s\n", why);
+  return 2;
+}
+
+static int do_partial(const char *file, const tr_options *o) {
+  bool failed = false;
+  char *err = NULL;
+  char *text = tr_partial_file(file, o, &failed, &err);
+  if (!text) {
+    fprintf(stderr, "perf-doctor trace --partial: %s\n", err);
+    free(err);
+    return 2;
+  }
+  puts(text);
+  free(text);
+  return failed ? 1 : 0;
+}
+
+static int do_merge(char **parts, size_t n, tr_options *o, const char *svg_path) {
+  if (!n) return usage_error("--merge needs the partials (files made by --partial)");
+  if (o->gpu || o->include_last) return usage_error("--merge takes --gpu and --include-last-step from the partials");
+  char *err = NULL, *svg = NULL;
+  int failed = 0;
+  if (svg_path) o->svg = &svg;
+  char *text = tr_merge(parts, n, o, &failed, &err);
+  if (!text) {
+    fprintf(stderr, "perf-doctor trace --merge: %s\n", err ? err : "failed");
+    free(err);
+    return 2;
+  }
+  int status = print_summary(text, svg, svg_path, o->format, failed);
+  free(text);
+  free(svg);
+  return status;
 }
 
 /* Both summaries as JSON, compared; exit as for one summary (1 when files failed on either side). */
@@ -74,7 +127,10 @@ static int compare(const char *before, const char *after, const tr_options *o) {
 
 int pd_cmd_trace(int argc, char **argv) {
   tr_options o = {"md", 0, false, NULL, NULL};
-  const char *path = NULL, *cmp_before = NULL, *cmp_after = NULL, *svg_path = NULL;
+  const char *path = NULL, *cmp_before = NULL, *cmp_after = NULL, *svg_path = NULL, *partial = NULL;
+  char **merge = NULL;
+  size_t nmerge = 0, capmerge = 0;
+  bool merging = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -98,6 +154,10 @@ int pd_cmd_trace(int argc, char **argv) {
         return 2;
       }
       o.jobs = (int)n;
+    } else if (!strcmp(a, "--partial") && i + 1 < argc) {
+      partial = argv[++i];
+    } else if (!strcmp(a, "--merge")) {
+      merging = true;
     } else if (!strcmp(a, "--svg") && i + 1 < argc) {
       svg_path = argv[++i];
     } else if (!strcmp(a, "--include-last-step")) {
@@ -114,12 +174,20 @@ int pd_cmd_trace(int argc, char **argv) {
       fprintf(stderr, "perf-doctor trace: unknown option '%s'\n", a);
       trace_usage(stderr);
       return 2;
+    } else if (merging) {
+      *PD_PUSH(merge, nmerge, capmerge) = (char *)a;
     } else if (!path) {
       path = a;
     } else {
       fprintf(stderr, "perf-doctor trace: only one PATH is accepted\n");
       return 2;
     }
+  }
+  if (partial || merging) {
+    int st = (path || cmp_before || (partial && merging)) ? usage_error("--partial and --merge stand alone")
+             : partial ? do_partial(partial, &o) : do_merge(merge, nmerge, &o, svg_path);
+    free(merge);
+    return st;
   }
   if (!path && !cmp_before) {
     trace_usage(stderr);
@@ -145,11 +213,7 @@ int pd_cmd_trace(int argc, char **argv) {
     free(err);
     return 2;
   }
-  int status = failed ? 1 : 0;
-  if (svg && !write_svg(svg_path, svg)) status = 2;
-  fputs(text, stdout);
-  if (text[0] && text[strlen(text) - 1] != '\n') fputc('\n', stdout);
-  if (svg && status != 2 && !strcmp(o.format, "md")) printf("\n![per-step breakdown, memory and cross-rank spread](%s)\n", svg_path);
+  int status = print_summary(text, svg, svg_path, o.format, failed);
   free(text);
   free(svg);
   return status;

@@ -764,9 +764,7 @@ static void analyze_efficiency(col *c, const tr_rank_opts *opts) {
     if (wi >= 0) r->mem_at_step = w[wi].step;
     r->mem_at_op = tr_ops_host_at(c->ops, r->memory.at_tid, r->memory.at_ns);
     if (!r->mem_at_op)
-      r->mem_at_op_why = tr_ops_host_kept(c->ops)
-                             ? "no CPU op on that thread spans the moment"
-                             : "not resolved: the file lists its CPU ops before anything says memory was recorded";
+      r->mem_at_op_why = tr_ops_host_kept(c->ops) ? TR_AT_OP_NO_SPAN : TR_AT_OP_NOT_KEPT;
   }
   find_device(c, opts);
   tr_ops_finish(c->ops, w, nw, r->device, &r->ops);

@@ -130,6 +130,10 @@ typedef struct {
   const char *gpu;   /* the device to judge MFU against, overriding deviceProperties; NULL */
 } tr_rank_opts;
 
+/* Why mem_at_op is NULL (the texts mem_at_op_why points at). */
+#define TR_AT_OP_NO_SPAN "no CPU op on that thread spans the moment"
+#define TR_AT_OP_NOT_KEPT "not resolved: the file lists its CPU ops before anything says memory was recorded"
+
 /* Reads and analyses one file. Never returns NULL; on failure ->err names the file and the
  * byte offset. Caller frees with tr_rank_free. Thread-safe: shares no state. */
 tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts);

@@ -11,6 +11,7 @@
 
 #include "trace/cross.h"
 #include "trace/jobs.h"
+#include "trace/partial.h"
 #include "trace/rank.h"
 #include "trace/summary.h"
 #include "trace/svg.h"
@@ -204,6 +205,47 @@ static int rank_cmp(const void *pa, const void *pb) {
   return strcmp(a->file, b->file);
 }
 
+/* The summary of ranks[0..n) (sorted here): one job, or each job of a folder of several, in the
+ * format asked for; the SVG too when asked. NULL with *err when no rank could be read. */
+static char *render(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **err) {
+  const char *format = opts->format ? opts->format : "md";
+  qsort(ranks, n, sizeof *ranks, rank_cmp);
+  size_t ok = 0;
+  for (size_t i = 0; i < n; i++) ok += ranks[i]->err ? 0 : 1;
+  char *text = NULL;
+  if (ok == 0) {
+    pd_buf b = {0};
+    for (size_t i = 0; i < n; i++) pd_buf_printf(&b, "%s%s", i ? "\n" : "", ranks[i]->err);
+    *err = pd_buf_take(&b);
+  } else {
+    int *job_of = pd_xmalloc(n * sizeof *job_of);
+    size_t nj = tr_jobs_split(ranks, n, job_of);
+    if (nj > 1) {
+      text = summarize_jobs(path, ranks, n, job_of, nj, opts, !strcmp(format, "json"));
+      if (opts->svg) {
+        char *js = !strcmp(format, "json") ? NULL : summarize_jobs(path, ranks, n, job_of, nj, opts, true);
+        json_t *v = json_loads(js ? js : text, 0, NULL);
+        *opts->svg = tr_svg(v);
+        json_decref(v);
+        free(js);
+      }
+    } else {
+      tr_cross cross;
+      tr_cross_compute(ranks, n, &cross);
+      tr_report rep = {path, ranks, n, &cross, opts->include_last, NULL};
+      text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
+      if (opts->svg) {
+        json_t *v = tr_summary_json_value(&rep);
+        *opts->svg = tr_svg(v);
+        json_decref(v);
+      }
+      tr_cross_free(&cross);
+    }
+    free(job_of);
+  }
+  return text;
+}
+
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
   static const tr_options defaults = {"md", 0, false, NULL, NULL};
   if (!opts) opts = &defaults;
@@ -250,40 +292,9 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
   free(th);
   pthread_mutex_destroy(&p.mu);
 
-  qsort(p.out, files.n, sizeof *p.out, rank_cmp);
+  char *text = render(path, p.out, files.n, opts, err);
   size_t ok = 0;
   for (size_t i = 0; i < files.n; i++) ok += p.out[i]->err ? 0 : 1;
-  char *text = NULL;
-  if (ok == 0) {
-    pd_buf b = {0};
-    for (size_t i = 0; i < files.n; i++) pd_buf_printf(&b, "%s%s", i ? "\n" : "", p.out[i]->err);
-    *err = pd_buf_take(&b);
-  } else {
-    int *job_of = pd_xmalloc(files.n * sizeof *job_of);
-    size_t nj = tr_jobs_split(p.out, files.n, job_of);
-    if (nj > 1) {
-      text = summarize_jobs(path, p.out, files.n, job_of, nj, opts, !strcmp(format, "json"));
-      if (opts->svg) {
-        char *js = !strcmp(format, "json") ? NULL : summarize_jobs(path, p.out, files.n, job_of, nj, opts, true);
-        json_t *v = json_loads(js ? js : text, 0, NULL);
-        *opts->svg = tr_svg(v);
-        json_decref(v);
-        free(js);
-      }
-    } else {
-      tr_cross cross;
-      tr_cross_compute(p.out, files.n, &cross);
-      tr_report rep = {path, p.out, files.n, &cross, opts->include_last, NULL};
-      text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
-      if (opts->svg) {
-        json_t *v = tr_summary_json_value(&rep);
-        *opts->svg = tr_svg(v);
-        json_decref(v);
-      }
-      tr_cross_free(&cross);
-    }
-    free(job_of);
-  }
   if (n_failed) *n_failed = (int)(files.n - ok);
   for (size_t i = 0; i < files.n; i++) {
     tr_rank_free(p.out[i]);
@@ -297,4 +308,98 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
 char *tr_summarize(const char *path, const char *format, char **err) {
   tr_options o = {format, 0, false, NULL, NULL};
   return tr_summarize_opts(path, &o, NULL, err);
+}
+
+char *tr_partial_file(const char *file, const tr_options *opts, bool *failed, char **err) {
+  struct stat sb;
+  *err = NULL;
+  if (stat(file, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+    *err = pd_xasprintf("%s: %s", file, stat(file, &sb) != 0 ? strerror(errno) : "a partial is made from one file, not a folder");
+    return NULL;
+  }
+  json_object_seed(0);
+  tr_rank_opts ro = {opts->include_last, opts->gpu};
+  tr_rank *r = tr_rank_analyze(file, &ro);
+  *failed = r->err != NULL;
+  json_t *doc = tr_partial_json(r, &ro);
+  char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  json_decref(doc);
+  tr_rank_free(r);
+  return text;
+}
+
+/* The folder the ranks' files share ("." when none), or the file when there is one. */
+static char *common_dir(tr_rank **ranks, size_t n) {
+  if (n == 1) return pd_xstrdup(ranks[0]->file);
+  char *dir = pd_path_dirname(ranks[0]->file);
+  for (size_t i = 1; i < n; i++) {
+    char *d = pd_path_dirname(ranks[i]->file);
+    while (strcmp(dir, d) != 0 && (strncmp(d, dir, strlen(dir)) != 0 || d[strlen(dir)] != '/')) {
+      char *up = pd_path_dirname(dir);
+      bool stuck = !strcmp(up, dir);
+      free(dir);
+      dir = up;
+      if (stuck) break;
+    }
+    free(d);
+  }
+  return dir;
+}
+
+static tr_rank *load_part(const char *path, tr_rank_opts *ro, char **err) {
+  json_error_t je;
+  json_t *doc = json_load_file(path, 0, &je);
+  if (!doc) {
+    *err = pd_xasprintf("%s: not JSON (%s, line %d)", path, je.text, je.line);
+    return NULL;
+  }
+  char *why = NULL;
+  tr_rank *r = tr_partial_load(doc, ro, &why);
+  if (!r) *err = pd_xasprintf("%s: %s", path, why);
+  /* the gpu option points into doc: keep a copy for the comparison */
+  ro->gpu = ro->gpu ? pd_xstrdup(ro->gpu) : NULL;
+  free(why);
+  json_decref(doc);
+  return r;
+}
+
+char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_failed, char **err) {
+  *err = NULL;
+  tr_rank **ranks = pd_xcalloc(n ? n : 1, sizeof *ranks);
+  char *first_gpu = NULL;
+  bool first_last = false;
+  size_t got = 0;
+  for (size_t i = 0; i < n && !*err; i++) {
+    tr_rank_opts ro = {0};
+    tr_rank *r = load_part(parts[i], &ro, err);
+    if (r) ranks[got++] = r;
+    if (r && i == 0) {
+      first_gpu = ro.gpu ? pd_xstrdup(ro.gpu) : NULL;
+      first_last = ro.include_last;
+    } else if (r && (ro.include_last != first_last || (ro.gpu == NULL) != (first_gpu == NULL) ||
+                     (ro.gpu && strcmp(ro.gpu, first_gpu) != 0))) {
+      *err = pd_xasprintf("%s: made with other options (--gpu, --include-last-step) than %s", parts[i], parts[0]);
+    }
+    free((char *)ro.gpu);
+  }
+  char *text = NULL;
+  if (!*err && got) {
+    tr_options o = *opts;
+    o.include_last = first_last;
+    o.gpu = first_gpu;
+    char *path = common_dir(ranks, got);
+    text = render(path, ranks, got, &o, err);
+    free(path);
+  } else if (!*err) {
+    *err = pd_xstrdup("no partials to merge");
+  }
+  size_t failed = 0;
+  for (size_t i = 0; i < got; i++) {
+    failed += ranks[i]->err != NULL;
+    tr_rank_free(ranks[i]);
+  }
+  if (n_failed) *n_failed = (int)failed;
+  free(ranks);
+  free(first_gpu);
+  return text;
 }

@@ -5,6 +5,7 @@
 #define PD_TRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Summarises a trace file or a folder of per-rank traces. format: "md" or "json".
  * Returns the summary text (caller frees) or NULL with *err set to a message naming the file
@@ -23,5 +24,16 @@ typedef struct {
 /* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be
  * read; when every file failed (or there are none) it returns NULL with *err set. */
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err);
+
+/* `trace --partial FILE`: the analysis of one file as a mergeable partial document (JSON text,
+ * trace/partial.h; caller frees). A file that cannot be read still gives a partial, carrying its
+ * error (*failed is then set), so a merge reports it as one process would. NULL with *err only
+ * when FILE is not a file. */
+char *tr_partial_file(const char *file, const tr_options *opts, bool *failed, char **err);
+
+/* `trace --merge PART...`: the summary of the partials, the same text tr_summarize_opts gives for
+ * the files they were made from (the source is the folder the files share). The partials must
+ * have been made with the same options; opts gives the format (and svg). */
+char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_failed, char **err);
 
 #endif

@@ -29,6 +29,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME trace_compare_svg COMMAND ${Python3_EXECUTABLE} ${_tr}/test_compare_svg.py $<TARGET_FILE:perf-doctor>
            ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(trace_compare_svg PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # trace --partial / --merge equal to one process
+  add_test(NAME trace_partial COMMAND ${Python3_EXECUTABLE} ${_tr}/test_partial.py $<TARGET_FILE:perf-doctor>
+           ${_synth} ${PD_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(trace_partial PROPERTIES FIXTURES_REQUIRED trace_synth)
   # check --trace: evidence on findings from the generated set (with memory events added)
   add_test(NAME cli_evidence COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/cli/test_evidence.py
            $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR} ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
