@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/path.h"
 #include "lsp/document.h"
 #include "lsp/filemap.h"
 
+#include "trace/compare.h"
 #include "trace/trace.h"
 
 json_t *cmd_report(const au_result *r, const char *lang) {
@@ -45,22 +47,64 @@ static bool write_text(const char *path, const char *text, char **err) {
 
 json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
   *err = NULL;
-  char *md = tr_summarize(path, "md", err);
+  char *svg = NULL;
+  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL};
+  char *md = tr_summarize_opts(path, &o, NULL, err);
   if (!md) {
     if (!*err) *err = pd_xasprintf("cannot summarise %s", path);
+    free(svg);
     return NULL;
   }
-  json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
+  json_t *j = json_object();
   if (write_file) {
-    /* A read-only trace folder still gets its summary, just not as a file. */
+    /* A read-only trace folder still gets its summary, just not as a file. The picture goes
+     * beside it and the file links it by name, so the editor's markdown preview shows it. */
     char *out = summary_path(path);
-    if (write_text(out, md, err)) {
+    char *pic = pd_xasprintf("%.*s.svg", (int)(strlen(out) - 3), out);
+    char *svg_err = NULL; /* a picture that cannot be written only loses the picture */
+    char *text = svg && write_text(pic, svg, &svg_err)
+                     ? pd_xasprintf("%s\n![per-step breakdown, memory and cross-rank spread](%s)\n", md, pd_path_base(pic))
+                     : pd_xstrdup(md);
+    if (write_text(out, text, err)) {
       char *uri = doc_path_to_uri(out);
       json_object_set_new(j, "uri", json_string(uri));
       free(uri);
+      free(md);
+      md = text; /* the answer is the file's text */
+    } else {
+      free(text);
     }
+    free(svg_err);
+    free(pic);
     free(out);
   }
+  free(svg);
+  json_object_set_new(j, "markdown", fm_string(md));
   free(md);
+  return j;
+}
+
+json_t *cmd_compare_traces(const char *before, const char *after, char **err) {
+  *err = NULL;
+  const char *paths[2] = {before, after};
+  json_t *sum[2] = {NULL, NULL};
+  tr_options o = {.format = "json"};
+  for (int i = 0; i < 2; i++) {
+    char *text = tr_summarize_opts(paths[i], &o, NULL, err);
+    sum[i] = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (!sum[i]) {
+      if (!*err) *err = pd_xasprintf("cannot summarise %s", paths[i]);
+      json_decref(sum[0]);
+      return NULL;
+    }
+  }
+  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
+  char *md = tr_compare_md(cmp);
+  json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
+  free(md);
+  json_decref(cmp);
+  json_decref(sum[0]);
+  json_decref(sum[1]);
   return j;
 }

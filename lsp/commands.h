@@ -2,8 +2,11 @@
  *
  * perfDoctor.report answers {"markdown": <the full audit report>}.
  * perfDoctor.traceSummary answers {"markdown": <summary>} and, when asked to, writes the summary
- * next to the traces and adds {"uri": <the file written>}. It is the only thing the server ever
- * writes to disk. */
+ * next to the traces (with its SVG picture beside it, linked from the markdown) and adds
+ * {"uri": <the file written>}. These are the only files the server ever writes.
+ * perfDoctor.linkTrace [script, trace] ties a trace to an open script: its measures become
+ * evidence on the findings ({"trace", "measures"}).
+ * perfDoctor.compareTraces [before, after] answers {"markdown": <the comparison>}. */
 #ifndef PD_LSP_COMMANDS_H
 #define PD_LSP_COMMANDS_H
 
@@ -14,6 +17,8 @@
 
 #define CMD_REPORT "perfDoctor.report"
 #define CMD_TRACE_SUMMARY "perfDoctor.traceSummary"
+#define CMD_LINK_TRACE "perfDoctor.linkTrace"
+#define CMD_COMPARE_TRACES "perfDoctor.compareTraces"
 
 /* The report of an analysis. New reference. */
 json_t *cmd_report(const au_result *r, const char *lang);
@@ -23,5 +28,8 @@ json_t *cmd_report(const au_result *r, const char *lang);
  * When only the writing failed, it returns the summary without "uri" and sets *err to say why.
  * Caller frees *err. */
 json_t *cmd_trace_summary(const char *path, bool write_file, char **err);
+
+/* `trace --compare before after` as markdown: {"markdown"}; NULL with *err. */
+json_t *cmd_compare_traces(const char *before, const char *after, char **err);
 
 #endif

@@ -22,6 +22,7 @@ static json_t *finding_message(const au_finding *f) {
   pd_buf_puts(&b, f->title && *f->title ? f->title : f->rule);
   if (f->borderline) pd_buf_puts(&b, " (borderline)");
   if (f->cost && *f->cost) pd_buf_printf(&b, "\nCost: %s", f->cost);
+  if (f->evidence) pd_buf_printf(&b, "\nMeasured (trace, %s): %s", f->evidence_verdict ? f->evidence_verdict : "inconclusive", f->evidence);
   if (f->fix && *f->fix) pd_buf_printf(&b, "\nFix: %s", f->fix);
   json_t *s = fm_string(b.data);
   pd_buf_free(&b);

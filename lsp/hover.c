@@ -94,6 +94,9 @@ static void flag_hover(pd_buf *b, const au_result *r, const sm_flag *occ, const 
     pd_buf_printf(b, "- [%s] %s — %s\n", severity_tag(f), f->rule, f->title ? f->title : "");
     /* the rule's explanation, as `perf-doctor explain` gives it first */
     if (f->why && *f->why) pd_buf_printf(b, "  %s\n", f->why);
+    if (f->evidence)
+      pd_buf_printf(b, md ? "  *Measured (trace, %s):* %s\n" : "  Measured (trace, %s): %s\n",
+                    f->evidence_verdict ? f->evidence_verdict : "inconclusive", f->evidence);
   }
 }
 

@@ -277,10 +277,11 @@ static void on_initialize(srv *s, const rpc_message *m) {
   apply_settings(s, json_object_get(p, "initializationOptions"));
 
   json_t *capabilities = json_pack(
-      "{s:s, s:{s:b,s:i,s:b}, s:b, s:{s:[s,s,s]}, s:{s:[s,s]}, s:{s:{s:b,s:b}}}",
+      "{s:s, s:{s:b,s:i,s:b}, s:b, s:{s:[s,s,s]}, s:{s:[s,s,s,s]}, s:{s:{s:b,s:b}}}",
       "positionEncoding", enc_name, "textDocumentSync", "openClose", 1, "change", 2, "save", 0,
       "hoverProvider", 1, "codeActionProvider", "codeActionKinds", "quickfix", "refactor.rewrite",
       "source.fixAll.perfDoctor", "executeCommandProvider", "commands", CMD_REPORT, CMD_TRACE_SUMMARY,
+      CMD_LINK_TRACE, CMD_COMPARE_TRACES,
       "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 1);
   if (s->enc == DOC_UTF8 && json_object_get(caps, "offsetEncoding"))
     json_object_set_new(capabilities, "offsetEncoding", json_string("utf-8"));
@@ -463,6 +464,75 @@ static void on_code_action(srv *s, const rpc_message *m) {
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 
+/* A path argument (a URI, an absolute path, or a path relative to the first workspace root);
+ * NULL when arg is not a string. Caller frees. */
+static char *command_path(srv *s, const json_t *arg) {
+  if (json_is_object(arg)) arg = json_object_get(arg, json_object_get(arg, "uri") ? "uri" : "path");
+  const char *what = json_string_value(arg);
+  if (!what) return NULL;
+  if (!*what) return pd_xstrdup(""); /* "nothing" (linkTrace: unlink), not the workspace root */
+  char *path = pd_str_starts(what, "file:") ? doc_uri_to_path(what) : pd_xstrdup(what);
+  if (path && path[0] != '/' && ws_first_root(s->ws)) {
+    char *abs = pd_xasprintf("%s/%s", ws_first_root(s->ws), path);
+    free(path);
+    path = abs;
+  }
+  return path;
+}
+
+static void fail(srv *s, const rpc_message *m, int code, const char *cmd, const char *why) {
+  char *msg = pd_xasprintf("%s: %s", cmd, why);
+  reply_error(s, m->id, code, msg);
+  free(msg);
+}
+
+/* perfDoctor.traceSummary [trace], perfDoctor.linkTrace [script, trace or ""],
+ * perfDoctor.compareTraces [before, after]. */
+static void trace_command(srv *s, const rpc_message *m, const char *cmd, const char *what, const char *path,
+                          const char *second) {
+  char *err = NULL;
+  json_t *res = NULL;
+  if (!strcmp(cmd, CMD_LINK_TRACE)) {
+    ws_doc *d = ws_find(s->ws, what);
+    if (!d && path) {
+      char *n = pd_path_normalize(path);
+      d = ws_find_path(s->ws, n);
+      free(n);
+    }
+    if (!d) {
+      fail(s, m, RPC_INVALID_PARAMS, cmd, "needs an open script and a trace file or folder");
+      return;
+    }
+    json_t *measures = NULL;
+    const char *why = ws_link_trace(s->ws, d, second, &measures);
+    if (why) {
+      fail(s, m, RPC_REQUEST_FAILED, cmd, why);
+      return;
+    }
+    reply(s, m->id, json_pack("{s:o, s:o}", "trace", second && *second ? json_string(second) : json_null(),
+                              "measures", measures ? measures : json_null()));
+    return;
+  }
+  if (!strcmp(cmd, CMD_COMPARE_TRACES)) {
+    if (!path || !second) {
+      fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
+      return;
+    }
+    res = cmd_compare_traces(path, second, &err);
+  } else {
+    res = path ? cmd_trace_summary(path, s->cap_show_document, &err) : NULL;
+  }
+  if (!res) {
+    fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");
+  } else {
+    if (err) show_message(s, LOG_WARNING, err);
+    const char *uri = json_string_value(json_object_get(res, "uri"));
+    if (uri) request(s, "window/showDocument", json_pack("{s:s,s:b}", "uri", uri, "takeFocus", 1));
+    reply(s, m->id, res);
+  }
+  free(err);
+}
+
 static void on_execute_command(srv *s, const rpc_message *m) {
   const char *cmd = json_string_value(json_object_get(m->params, "command"));
   json_t *arg = json_array_get(json_object_get(m->params, "arguments"), 0);
@@ -508,20 +578,10 @@ static void on_execute_command(srv *s, const rpc_message *m) {
     } else {
       reply_error(s, m->id, RPC_INVALID_PARAMS, "perfDoctor.report needs the URI of a script");
     }
-  } else if (!strcmp(cmd, CMD_TRACE_SUMMARY)) {
-    char *err = NULL;
-    json_t *res = path ? cmd_trace_summary(path, s->cap_show_document, &err) : NULL;
-    if (!res) {
-      char *msg = pd_xasprintf("perfDoctor.traceSummary: %s", err ? err : "needs a trace file or folder");
-      reply_error(s, m->id, RPC_REQUEST_FAILED, msg);
-      free(msg);
-    } else {
-      if (err) show_message(s, LOG_WARNING, err);
-      const char *uri = json_string_value(json_object_get(res, "uri"));
-      if (uri) request(s, "window/showDocument", json_pack("{s:s,s:b}", "uri", uri, "takeFocus", 1));
-      reply(s, m->id, res);
-    }
-    free(err);
+  } else if (!strcmp(cmd, CMD_TRACE_SUMMARY) || !strcmp(cmd, CMD_LINK_TRACE) || !strcmp(cmd, CMD_COMPARE_TRACES)) {
+    char *second = command_path(s, json_array_get(json_object_get(m->params, "arguments"), 1));
+    trace_command(s, m, cmd, what, path, second);
+    free(second);
   } else {
     char *msg = pd_xasprintf("unknown command \"%s\"", cmd);
     reply_error(s, m->id, RPC_INVALID_PARAMS, msg);

@@ -11,6 +11,7 @@
 #include "base/limits.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "lsp/traces.h"
 
 struct ws_doc {
   doc_document *doc;
@@ -23,6 +24,7 @@ struct ws_doc {
   size_t ndeps, deps_cap;
   json_t *contrib;     /* uri -> diagnostics this document's analysis contributes */
   sm_checkpoint *ckpt; /* where the next analysis can resume (see sm_resume), or NULL */
+  char *trace_link;    /* the trace perfDoctor.linkTrace tied to it, or NULL */
   unsigned long long ckpt_gen; /* doc->gen of the tree the checkpoint was checked against */
 };
 
@@ -40,6 +42,7 @@ struct ws_workspace {
   au_rules *rules;    /* compiled catalog, loaded on first use; dropped when settings change */
   json_t *settings_json; /* the editor's settings as sent (overlaid on a project config) */
   ws_project *projects; /* the `.perf-doctor.json` files documents fall under, as last read */
+  tc_cache *traces;     /* summarised traces, for evidence */
   size_t nprojects, projects_cap;
 };
 
@@ -186,6 +189,7 @@ static void doc_destroy(ws_doc *d) {
   clear_analysis(d);
   sm_checkpoint_free(d->ckpt);
   free(d->deps);
+  free(d->trace_link);
   json_decref(d->contrib);
   doc_free(d->doc);
   free(d);
@@ -308,6 +312,49 @@ sm_options ws_model_options(ws_workspace *s, const char *path) {
 
 const char *ws_doc_path(const ws_doc *d) { return d->doc->path ? d->doc->path : d->doc->uri; }
 
+/* The trace whose measures back d's findings: linked, the traceDir setting, or the default
+ * folder (lsp/traces.h); NULL when there is none. Caller frees. */
+static char *trace_of(ws_workspace *s, const ws_doc *d, const au_result *r, const au_settings *cfg) {
+  if (d->trace_link) return pd_xstrdup(d->trace_link);
+  if (cfg->trace_dir) return pd_xstrdup(cfg->trace_dir);
+  return r->model->launch_script ? tc_default_dir(r->model, s->roots, s->nroots) : NULL;
+}
+
+static void attach_evidence(ws_workspace *s, ws_doc *d, au_result *r) {
+  ws_project *p;
+  const au_settings *cfg = settings_for(s, ws_doc_path(d), &p);
+  char *dir = trace_of(s, d, r, cfg);
+  if (!dir) return;
+  const char *err;
+  const evd_trace *t = tc_get(s->traces, dir, cfg->gpu, &err);
+  if (t) evd_apply(r, t);
+  else debugf(s, "no evidence for %s: %s", d->doc->uri, err);
+  free(dir);
+}
+
+const char *ws_link_trace(ws_workspace *s, ws_doc *d, const char *path, json_t **measures) {
+  *measures = NULL;
+  if (!path || !*path) {
+    free(d->trace_link);
+    d->trace_link = NULL;
+    d->dirty = true;
+    return NULL;
+  }
+  char *link = pd_path_normalize(path);
+  ws_project *p;
+  const char *err = NULL;
+  const evd_trace *t = tc_get(s->traces, link, settings_for(s, ws_doc_path(d), &p)->gpu, &err);
+  if (!t) { /* the link stays as it was */
+    free(link);
+    return err;
+  }
+  free(d->trace_link);
+  d->trace_link = link;
+  d->dirty = true;
+  if (d->result) *measures = evd_trace_json(t, d->result);
+  return NULL;
+}
+
 /* Analyses d (unless another open script owns it) and publishes the result, unless a queued
  * message has already made it stale. */
 void ws_analyse(ws_workspace *s, ws_doc *d) {
@@ -354,6 +401,7 @@ void ws_analyse(ws_workspace *s, ws_doc *d) {
     rs.unchanged_before = d->doc->same_before < UINT32_MAX ? (uint32_t)d->doc->same_before : UINT32_MAX;
   ac.resume = &rs;
   au_result *r = au_run(ws_doc_path(d), d->doc->text, d->doc->len, tree, &ac);
+  attach_evidence(s, d, r);
   d->ckpt = rs.checkpoint;
   d->ckpt_gen = d->doc->gen;
   double t1 = now_ms();
@@ -469,6 +517,7 @@ ws_workspace *ws_new(const ws_host *host) {
   s->reader.read = reader_read;
   s->reader.ctx = s;
   au_settings_init(&s->cfg);
+  s->traces = tc_new();
   return s;
 }
 
@@ -483,6 +532,7 @@ void ws_free(ws_workspace *s) {
   free(s->projects);
   json_decref(s->settings_json);
   au_settings_free(&s->cfg);
+  tc_free(s->traces);
   ts_parser_delete(s->parser);
   free(s);
 }

@@ -82,6 +82,11 @@ const au_result *ws_result(const ws_doc *d);
 const fm_map *ws_map(const ws_doc *d);
 act_cache *ws_actions(ws_doc *d);
 const char *ws_doc_path(const ws_doc *d);
+/* Links the trace at path (a file or folder; NULL or "" unlinks) to d: its measures become
+ * evidence on d's findings from the next analysis on (d is marked dirty). Returns NULL and sets
+ * *measures (new reference: the trace object of `check --trace`, or NULL before d's first
+ * analysis), or the reason the trace cannot be read (borrowed). */
+const char *ws_link_trace(ws_workspace *w, ws_doc *d, const char *path, json_t **measures);
 
 /* Configurations for one-off work on a script at `path` (a report of a file that is not open,
  * code actions that rebuild the model). */

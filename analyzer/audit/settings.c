@@ -22,6 +22,7 @@ void au_settings_free(au_settings *c) {
   free(c->model_config_dir);
   free(c->extra_rules);
   free(c->docs_url);
+  free(c->trace_dir);
   for (size_t i = 0; i < c->noverrides; i++) free(c->overrides[i].rule);
   free(c->overrides);
   memset(c, 0, sizeof *c);
@@ -83,6 +84,7 @@ char *au_settings_apply(au_settings *c, const json_t *json) {
   string_setting(json, "modelConfigDir", &c->model_config_dir, &errs);
   string_setting(json, "extraRules", &c->extra_rules, &errs);
   string_setting(json, "docsUrl", &c->docs_url, &errs);
+  string_setting(json, "traceDir", &c->trace_dir, &errs);
   if (strcmp(c->lang, "en") != 0 && strcmp(c->lang, "zh") != 0) {
     pd_buf_printf(&errs, "setting \"lang\" must be \"en\" or \"zh\", not \"%s\"; using en\n", c->lang);
     free(c->lang);
@@ -163,8 +165,17 @@ char *au_settings_apply_file(au_settings *c, const char *path) {
   json_t *j = json_loadb(text, len, 0, &je);
   free(text);
   if (!j) return pd_xasprintf("%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
+  const json_t *own = json_is_object(json_object_get(j, "perfDoctor")) ? json_object_get(j, "perfDoctor") : j;
+  bool sets_trace = json_is_string(json_object_get(own, "traceDir"));
   char *errs = au_settings_apply(c, j);
   json_decref(j);
+  if (sets_trace && c->trace_dir && c->trace_dir[0] != '/') { /* relative to the file */
+    char *dir = pd_path_dirname(path), *abs = pd_xasprintf("%s/%s", dir, c->trace_dir);
+    free(c->trace_dir);
+    c->trace_dir = pd_path_normalize(abs);
+    free(abs);
+    free(dir);
+  }
   if (!errs) return NULL;
   char *out = pd_xasprintf("%s: %s", path, errs);
   free(errs);

@@ -5,7 +5,8 @@
  * Shape (all keys optional; the same object may be wrapped as {"perfDoctor": {...}}):
  *   {"gpu": "H100-80G", "lang": "en" | "zh", "modelConfigDir": "/path", "extraRules": "/path", "docsUrl": "https://.../docs/rules/",
  *    "rules": {"R-P10": "off" | "critical" | "error" | "warn" | "warning" | "info"},
- *    "disabledRules": ["R-P03"], "syntaxDiagnostics": true}
+ *    "disabledRules": ["R-P03"], "syntaxDiagnostics": true, "traceDir": "traces/exp/train_trace"}
+ * A relative traceDir in a config file is relative to that file's folder.
  * A value of the wrong type is reported and ignored; the rest still applies. */
 #ifndef PD_AUDIT_SETTINGS_H
 #define PD_AUDIT_SETTINGS_H
@@ -25,6 +26,7 @@ typedef struct {
   size_t noverrides, overrides_cap;
   bool syntax_diagnostics; /* false: rule R-S02 (syntax errors) is off */
   char *docs_url;          /* base URL of the rule pages (diagnostic links); NULL = PD_DOCS_URL */
+  char *trace_dir;         /* a trace file or folder of the job whose measures become evidence; NULL */
 } au_settings;
 
 /* Defaults: lang "en", syntax diagnostics on, nothing else set. Free with au_settings_free. */

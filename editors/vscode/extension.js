@@ -138,11 +138,55 @@ class Extension {
     await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: this.settings() } });
   }
 
-  async execute(command, argument) {
+  async execute(command, ...args) {
+    return commands.summaryResult(await this.request(command, ...args), command);
+  }
+
+  async request(command, ...args) {
     if (!this.client) await this.start();
     if (!this.client) throw new Error('the perf-doctor server is not running');
-    const result = await this.client.sendRequest(ExecuteCommandRequest.type, commands.executeParams(command, argument));
-    return commands.summaryResult(result, command);
+    return this.client.sendRequest(ExecuteCommandRequest.type, commands.executeParams(command, ...args));
+  }
+
+  async pickTrace(label, title) {
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFiles: true,
+      canSelectFolders: true,
+      canSelectMany: false,
+      openLabel: label,
+      title,
+    });
+    return picked && picked.length ? picked[0] : undefined;
+  }
+
+  // perf-doctor: Link a trace to this script. Its measures become evidence on the findings.
+  async linkTrace(arg, unlink = false) {
+    await this.run(async () => {
+      const editor = vscode.window.activeTextEditor;
+      const doc = editor && plain(editor.document);
+      if (!doc || !this.tracker.has(doc)) throw new commands.CommandInputError('open a training launch script first');
+      let trace = '';
+      if (!unlink) {
+        const input = arg || (await this.pickTrace('Link', 'perf-doctor: the trace (file or folder) of this script\'s run'));
+        if (!input) return;
+        trace = commands.traceArgument(input, pathContext());
+      }
+      const res = commands.linkResult(await this.request(commands.LINK_TRACE, String(doc.uri), trace));
+      if (vscode.window.showInformationMessage)
+        vscode.window.showInformationMessage(res.trace ? `perf-doctor: findings now carry what ${res.trace} measured` : 'perf-doctor: trace unlinked');
+    });
+  }
+
+  // perf-doctor: Compare traces (before, after).
+  async compareTraces(before, after) {
+    await this.run(async () => {
+      const b = before || (await this.pickTrace('Before', 'perf-doctor: the trace before the change'));
+      if (!b) return;
+      const a = after || (await this.pickTrace('After', 'perf-doctor: the trace after the change'));
+      if (!a) return;
+      const ctx = pathContext();
+      await this.showMarkdown(await this.execute(commands.COMPARE_TRACES, commands.traceArgument(b, ctx), commands.traceArgument(a, ctx)));
+    });
   }
 
   // The markdown in a preview: the file the server wrote (it has already asked VS Code to open
@@ -200,6 +244,9 @@ async function activate(context) {
     vscode.commands.registerCommand(commands.OPEN_TRACE_SUMMARY, (arg) => extension.openTraceSummary(arg)),
     vscode.commands.registerCommand(commands.SHOW_REPORT, (arg) => extension.showReport(arg)),
     vscode.commands.registerCommand(commands.RESTART, () => extension.restart()),
+    vscode.commands.registerCommand(commands.LINK_TRACE_FOLDER, (arg) => extension.linkTrace(arg)),
+    vscode.commands.registerCommand(commands.UNLINK_TRACE, () => extension.linkTrace(undefined, true)),
+    vscode.commands.registerCommand(commands.COMPARE_TRACE_FOLDERS, (a, b) => extension.compareTraces(a, b)),
     vscode.workspace.onDidChangeConfiguration((e) => extension.onConfigurationChanged(e)),
   );
   await extension.start();

@@ -151,6 +151,35 @@ local function run()
   check(text:find('Default: 1', 1, true), 'hover has the flag documentation (default)', text:sub(1, 300))
   check(text:find('Resolved value:** `2`', 1, true), 'hover has the resolved value')
 
+  -- 2b. :PerfDoctorLinkTrace backs the findings with the trace's measures; unlinking drops them;
+  -- :PerfDoctorCompare shows before / after in a scratch buffer.
+  local function measured(b)
+    for _, d in ipairs(vim.diagnostic.get(b)) do
+      if d.message:find('Measured (trace, ', 1, true) then return d end
+    end
+  end
+  check(vim.api.nvim_get_current_buf() == buf, 'in the script window (link)')
+  vim.cmd('PerfDoctorLinkTrace ' .. vim.fn.fnameescape(trace))
+  got = vim.wait(20000, function() return measured(buf) ~= nil end, 10)
+  check(got, ':PerfDoctorLinkTrace: a diagnostic carries what the trace measured')
+  out('# evidence: ' .. (measured(buf) and measured(buf).message:match('Measured[^\n]*') or ''))
+  vim.cmd('PerfDoctorUnlinkTrace')
+  got = vim.wait(20000, function() return measured(buf) == nil and #vim.diagnostic.get(buf) > 0 end, 10)
+  check(got, ':PerfDoctorUnlinkTrace: the evidence goes away')
+  vim.cmd('PerfDoctorCompare ' .. vim.fn.fnameescape(trace) .. ' ' .. vim.fn.fnameescape(trace))
+  local cbuf
+  got = vim.wait(20000, function()
+    local b = vim.api.nvim_get_current_buf()
+    if vim.api.nvim_buf_get_name(b):find('perf-doctor://compare/', 1, true) and vim.api.nvim_buf_line_count(b) > 1 then
+      cbuf = b
+      return true
+    end
+  end, 10)
+  check(got, ':PerfDoctorCompare opens a buffer')
+  check(vim.api.nvim_buf_get_lines(cbuf, 0, 1, false)[1] == '# Trace comparison', 'comparison title')
+  vim.cmd('wincmd p')
+  check(vim.api.nvim_get_current_buf() == buf, 'back in the script window (after the comparison)')
+
   -- 3. The quick fix: apply its edit, the buffer changes, the diagnostic disappears.
   local lsp_diag = {
     range = { start = { line = p10.lnum, character = p10.col }, ['end'] = { line = p10.end_lnum, character = p10.end_col } },

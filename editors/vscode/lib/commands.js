@@ -2,6 +2,9 @@
 // Arguments and results of the server's workspace/executeCommand commands (lsp/commands.h):
 //   perfDoctor.report        [document URI]          -> {markdown}
 //   perfDoctor.traceSummary  [trace file or folder]  -> {markdown, uri?}
+//   perfDoctor.linkTrace     [script URI, trace or ""] -> {trace, measures}: its measures become
+//                            evidence on the script's findings ("" unlinks)
+//   perfDoctor.compareTraces [before, after]        -> {markdown}
 // `uri` is present when the server also wrote the summary beside the traces, which it does
 // only for clients that support window/showDocument (VS Code does).
 // Pure: URIs are plain {scheme, fsPath, toString()} objects here.
@@ -10,12 +13,17 @@ const { expandPath } = require('./config');
 
 const REPORT = 'perfDoctor.report';
 const TRACE_SUMMARY = 'perfDoctor.traceSummary';
+const LINK_TRACE = 'perfDoctor.linkTrace';
+const COMPARE_TRACES = 'perfDoctor.compareTraces';
 
 // Extension command ids. The server's own ids are registered by vscode-languageclient from
 // executeCommandProvider, so these must differ from them.
 const OPEN_TRACE_SUMMARY = 'perfDoctor.openTraceSummary';
 const SHOW_REPORT = 'perfDoctor.showReport';
 const RESTART = 'perfDoctor.restartServer';
+const LINK_TRACE_FOLDER = 'perfDoctor.linkTraceFolder';
+const UNLINK_TRACE = 'perfDoctor.unlinkTrace';
+const COMPARE_TRACE_FOLDERS = 'perfDoctor.compareTraceFolders';
 
 class CommandInputError extends Error {}
 
@@ -46,8 +54,15 @@ function reportArgument(doc, attached) {
   throw new CommandInputError('save the script first: perf-doctor reports on files');
 }
 
-function executeParams(command, argument) {
-  return { command, arguments: [argument] };
+function executeParams(command, ...args) {
+  return { command, arguments: args };
+}
+
+// Checks the shape of perfDoctor.linkTrace's result: {trace: string | null, measures}.
+function linkResult(result) {
+  if (!result || typeof result !== 'object' || !('trace' in result))
+    throw new Error(`${LINK_TRACE}: the server answered without a trace`);
+  return { trace: result.trace, measures: result.measures || null };
 }
 
 // Checks the shape of a command's result: {markdown: string, uri?: string}.
@@ -69,7 +84,12 @@ function errorText(err) {
 module.exports = {
   REPORT,
   TRACE_SUMMARY,
+  LINK_TRACE,
+  COMPARE_TRACES,
   OPEN_TRACE_SUMMARY,
+  LINK_TRACE_FOLDER,
+  UNLINK_TRACE,
+  COMPARE_TRACE_FOLDERS,
   SHOW_REPORT,
   RESTART,
   CommandInputError,
@@ -77,5 +97,6 @@ module.exports = {
   reportArgument,
   executeParams,
   summaryResult,
+  linkResult,
   errorText,
 };

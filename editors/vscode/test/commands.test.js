@@ -11,11 +11,14 @@ test('contributed command ids do not collide with the server\'s', () => {
   // vscode-languageclient registers the server's executeCommandProvider ids itself;
   // contributing the same id would make registerCommand throw at activation.
   const contributed = pkg.contributes.commands.map((x) => x.command);
-  assert.deepEqual(contributed.sort(), [c.OPEN_TRACE_SUMMARY, c.RESTART, c.SHOW_REPORT].sort());
-  for (const id of contributed) assert.ok(id !== c.REPORT && id !== c.TRACE_SUMMARY, id);
+  assert.deepEqual(contributed.sort(), [c.OPEN_TRACE_SUMMARY, c.RESTART, c.SHOW_REPORT, c.LINK_TRACE_FOLDER, c.UNLINK_TRACE,
+    c.COMPARE_TRACE_FOLDERS].sort());
+  for (const id of contributed) assert.ok(![c.REPORT, c.TRACE_SUMMARY, c.LINK_TRACE, c.COMPARE_TRACES].includes(id), id);
   const titles = Object.fromEntries(pkg.contributes.commands.map((x) => [x.command, `${x.category}: ${x.title}`]));
   assert.equal(titles[c.OPEN_TRACE_SUMMARY], 'perf-doctor: Open trace summary');
   assert.equal(titles[c.SHOW_REPORT], 'perf-doctor: Show report');
+  assert.equal(titles[c.LINK_TRACE_FOLDER], 'perf-doctor: Link a trace to this script');
+  assert.equal(titles[c.COMPARE_TRACE_FOLDERS], 'perf-doctor: Compare traces (before, after)');
 });
 
 test('trace argument from a picked Uri', () => {
@@ -48,6 +51,9 @@ test('report argument', () => {
 
 test('request params and results', () => {
   assert.deepEqual(c.executeParams(c.TRACE_SUMMARY, '/t'), { command: 'perfDoctor.traceSummary', arguments: ['/t'] });
+  assert.deepEqual(c.executeParams(c.LINK_TRACE, 'file:///s.sh', '/t'), { command: 'perfDoctor.linkTrace', arguments: ['file:///s.sh', '/t'] });
+  assert.deepEqual(c.linkResult({ trace: null }), { trace: null, measures: null });
+  assert.throws(() => c.linkResult({}), /without a trace/);
   assert.deepEqual(c.summaryResult({ markdown: '# x', extra: 1 }, c.REPORT), { markdown: '# x' });
   assert.deepEqual(c.summaryResult({ markdown: '', uri: 'file:///t/s.md' }, c.REPORT), { markdown: '', uri: 'file:///t/s.md' });
   assert.throws(() => c.summaryResult(null, c.REPORT), /perfDoctor\.report: the server answered without markdown/);

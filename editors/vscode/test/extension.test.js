@@ -43,8 +43,10 @@ test('activation starts `perf-doctor lsp` with the mapped settings', { skip }, a
     modelConfigDir: path.join(FIXTURES, 'scripts/models'),
     rules: { 'R-P16': 'off' },
   });
-  assert.deepEqual(c.initializeResult.capabilities.executeCommandProvider.commands.sort(), ['perfDoctor.report', 'perfDoctor.traceSummary']);
-  assert.deepEqual([...log.commands.keys()].sort(), ['perfDoctor.openTraceSummary', 'perfDoctor.restartServer', 'perfDoctor.showReport']);
+  assert.deepEqual(c.initializeResult.capabilities.executeCommandProvider.commands.sort(),
+    ['perfDoctor.compareTraces', 'perfDoctor.linkTrace', 'perfDoctor.report', 'perfDoctor.traceSummary']);
+  assert.deepEqual([...log.commands.keys()].sort(), ['perfDoctor.compareTraceFolders', 'perfDoctor.linkTraceFolder',
+    'perfDoctor.openTraceSummary', 'perfDoctor.restartServer', 'perfDoctor.showReport', 'perfDoctor.unlinkTrace']);
   assert.equal(context.subscriptions.length >= 4, true);
   assert.deepEqual(log.warnings, []);
   assert.deepEqual(log.errors, []);
@@ -124,6 +126,39 @@ test('Open trace summary: a cancelled dialog does nothing; a bad path is an erro
   await log.commands.get('perfDoctor.openTraceSummary')(Uri.file('/nonexistent/trace.json.gz'));
   assert.equal(log.errors.length, 1);
   assert.match(log.errors[0], /^perf-doctor: perfDoctor\.traceSummary: .*nonexistent/);
+});
+
+test('perf-doctor: Link a trace to this script sends the script and the trace; evidence reaches the diagnostics', { skip }, async (t) => {
+  const trace = traceCopy(t);
+  const doc = fileDoc(SCRIPT);
+  const { log, clients } = await activate(t, {}, { activeDocument: doc, openDialog: () => [Uri.file(trace)] });
+  await clients[0].clientOptions.middleware.didOpen(doc, (d) =>
+    clients[0].sendNotification({ method: 'textDocument/didOpen' }, clients[0].code2ProtocolConverter.asOpenTextDocumentParams(d)),
+  );
+  await log.commands.get('perfDoctor.linkTraceFolder')();
+  assert.deepEqual(log.errors, []);
+  const req = clients[0].sent.find((m) => m.method === 'workspace/executeCommand');
+  assert.deepEqual(req.params, { command: 'perfDoctor.linkTrace', arguments: [doc.uri.toString(), trace] });
+  const session = clients[0].session;
+  const uri = doc.uri.toString();
+  const withEvidence = await session.until(() => (session.diagnostics.get(uri) || []).find((p) =>
+    p.diagnostics.some((d) => /Measured \(trace, /.test(d.message))), 'a diagnostic with the measured evidence');
+  assert.ok(withEvidence);
+  await log.commands.get('perfDoctor.unlinkTrace')();
+  const sent = clients[0].sent.filter((m) => m.method === 'workspace/executeCommand');
+  assert.deepEqual(sent[sent.length - 1].params, { command: 'perfDoctor.linkTrace', arguments: [doc.uri.toString(), ''] });
+  assert.deepEqual(log.errors, []);
+});
+
+test('perf-doctor: Compare traces asks for before and after and previews the comparison', { skip }, async (t) => {
+  const trace = traceCopy(t);
+  const { log, clients } = await activate(t, {}, { openDialog: () => [Uri.file(trace)] });
+  await log.commands.get('perfDoctor.compareTraceFolders')();
+  assert.deepEqual(log.errors, []);
+  const req = clients[0].sent.find((m) => m.method === 'workspace/executeCommand');
+  assert.deepEqual(req.params, { command: 'perfDoctor.compareTraces', arguments: [trace, trace] });
+  assert.equal(log.opened.length, 1);
+  assert.match(log.opened[0].content, /^# Trace comparison/);
 });
 
 test('perf-doctor: Show report previews the report of the active script', { skip }, async (t) => {

@@ -47,7 +47,8 @@ test('diagnostics, hover, quick fix and settings through the protocol', { skip }
   assert.ok(caps.hoverProvider);
   assert.ok(caps.codeActionProvider.codeActionKinds.includes('quickfix'));
   // The server's command ids are the ones lib/commands.js sends.
-  assert.deepEqual(caps.executeCommandProvider.commands.sort(), [commands.REPORT, commands.TRACE_SUMMARY].sort());
+  assert.deepEqual(caps.executeCommandProvider.commands.sort(),
+    [commands.REPORT, commands.TRACE_SUMMARY, commands.LINK_TRACE, commands.COMPARE_TRACES].sort());
 
   const uri = pathToFileURL(SCRIPT).href;
   let text = fs.readFileSync(SCRIPT, 'utf8');

@@ -110,8 +110,8 @@ end
 
 -- ---- settings ------------------------------------------------------------------------------
 
-local STRING_KEYS = { 'gpu', 'lang', 'modelConfigDir', 'extraRules' }
-local PATH_KEYS = { modelConfigDir = true, extraRules = true }
+local STRING_KEYS = { 'gpu', 'lang', 'modelConfigDir', 'extraRules', 'traceDir' }
+local PATH_KEYS = { modelConfigDir = true, extraRules = true, traceDir = true }
 
 -- The settings as the server reads them. Empty values are dropped (the server rejects an
 -- empty string), paths are expanded, and empty tables are sent as JSON objects, not arrays.
@@ -335,37 +335,88 @@ function M.show_markdown(name, text)
   return buf
 end
 
-local function execute(bufnr, command, argument, title, done)
+-- workspace/executeCommand with `args`; on_result(result) on success, errors are notified.
+local function request(bufnr, command, args, on_result)
   local client = client_for(bufnr)
   if not client then
     return
   end
   when_ready(client, function(c)
-    method(c, 'request', 'workspace/executeCommand', { command = command, arguments = { argument } }, function(err, result)
+    method(c, 'request', 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
       if err then
         return notify(err.message or vim.inspect(err))
       end
-      if type(result) ~= 'table' or type(result.markdown) ~= 'string' then
-        return notify(command .. ': the server answered without markdown')
-      end
-      local buf = M.show_markdown(title, result.markdown)
-      if done then
-        done(buf)
-      end
+      on_result(result)
     end, bufnr)
   end)
 end
 
--- Summarises a trace file or folder in a scratch buffer. done(bufnr) is called after.
-function M.trace(path, done)
+local function execute(bufnr, command, args, title, done)
+  request(bufnr, command, type(args) == 'table' and args or { args }, function(result)
+    if type(result) ~= 'table' or type(result.markdown) ~= 'string' then
+      return notify(command .. ': the server answered without markdown')
+    end
+    local buf = M.show_markdown(title, result.markdown)
+    if done then
+      done(buf)
+    end
+  end)
+end
+
+-- A trace file or folder argument as an absolute path, or nil (notified) when there is none.
+local function trace_path(path, usage)
   if type(path) ~= 'string' or path == '' then
-    return notify('usage: :PerfDoctorTrace {trace file or folder}')
+    return notify('usage: ' .. usage)
   end
   local abs = vim.fn.fnamemodify(vim.fn.expand(path), ':p'):gsub('/$', '')
   if vim.fn.filereadable(abs) == 0 and vim.fn.isdirectory(abs) == 0 then
     return notify('no such trace file or folder: ' .. abs)
   end
-  execute(vim.api.nvim_get_current_buf(), 'perfDoctor.traceSummary', abs, 'perf-doctor://trace/' .. abs, done)
+  return abs
+end
+
+-- Summarises a trace file or folder in a scratch buffer. done(bufnr) is called after.
+function M.trace(path, done)
+  local abs = trace_path(path, ':PerfDoctorTrace {trace file or folder}')
+  if abs then
+    execute(vim.api.nvim_get_current_buf(), 'perfDoctor.traceSummary', abs, 'perf-doctor://trace/' .. abs, done)
+  end
+end
+
+-- Links a trace to the current script (path nil or '' unlinks): its measures become evidence on
+-- the findings. done(result) is called with the server's answer.
+function M.link_trace(path, done)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client, attached = client_for(bufnr)
+  if not client then
+    return
+  end
+  if not attached then
+    return notify('open a training launch script first')
+  end
+  local abs = ''
+  if path and path ~= '' then
+    abs = trace_path(path, ':PerfDoctorLinkTrace {trace file or folder}')
+    if not abs then
+      return
+    end
+  end
+  request(bufnr, 'perfDoctor.linkTrace', { vim.uri_from_bufnr(bufnr), abs }, function(result)
+    notify(abs ~= '' and ('findings now carry what ' .. abs .. ' measured') or 'trace unlinked', vim.log.levels.INFO)
+    if done then
+      done(result)
+    end
+  end)
+end
+
+-- Before / after: the comparison of two traces in a scratch buffer.
+function M.compare(before, after, done)
+  local usage = ':PerfDoctorCompare {before} {after}'
+  local b = trace_path(before, usage)
+  local a = b and trace_path(after, usage)
+  if a then
+    execute(vim.api.nvim_get_current_buf(), 'perfDoctor.compareTraces', { b, a }, 'perf-doctor://compare/' .. b .. '..' .. a, done)
+  end
 end
 
 -- The audit report of a script buffer (its current text when the server has it open, else the
@@ -447,6 +498,15 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('PerfDoctorTrace', function(c)
     M.trace(c.args)
   end, { nargs = 1, complete = 'file', desc = 'perf-doctor: summarise a PyTorch-profiler trace file or folder' })
+  vim.api.nvim_create_user_command('PerfDoctorLinkTrace', function(c)
+    M.link_trace(c.args)
+  end, { nargs = 1, complete = 'file', desc = 'perf-doctor: back the findings of this script with a trace' })
+  vim.api.nvim_create_user_command('PerfDoctorUnlinkTrace', function()
+    M.link_trace('')
+  end, { nargs = 0, desc = 'perf-doctor: unlink the trace from this script' })
+  vim.api.nvim_create_user_command('PerfDoctorCompare', function(c)
+    M.compare(c.fargs[1], c.fargs[2])
+  end, { nargs = '+', complete = 'file', desc = 'perf-doctor: compare two traces (before, after)' })
   vim.api.nvim_create_user_command('PerfDoctorReport', function()
     M.report(0)
   end, { nargs = 0, desc = 'perf-doctor: audit report of the current script' })
