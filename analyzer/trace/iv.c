@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 
 void tr_ivs_push(tr_ivs *s, int64_t b, int64_t e) {
   tr_iv *iv = PD_PUSH(s->v, s->n, s->cap);
@@ -24,7 +25,7 @@ static int iv_cmp(const void *pa, const void *pb) {
 
 void tr_ivs_merge(tr_ivs *s) {
   if (s->n == 0) return;
-  qsort(s->v, s->n, sizeof *s->v, iv_cmp);
+  pd_sort(s->v, s->n, sizeof *s->v, iv_cmp);
   size_t out = 0;
   int64_t cummax = s->v[0].e;
   tr_iv cur = s->v[0];

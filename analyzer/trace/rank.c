@@ -14,6 +14,7 @@
 #include "trace/rank_int.h"
 #include "trace/read.h"
 #include "base/alloc.h"
+#include "base/sort.h"
 #include "base/hash.h"
 
 /* Host gaps up to this long between CPU ops still count as "launch activity": eager PyTorch
@@ -434,7 +435,7 @@ static void join_and_sort(col *c) {
   pd_index_free(&c->rtix);
   c->rt = NULL;
   c->caprt = 0;
-  if (c->ng) qsort(c->g, c->ng, sizeof *c->g, gev_cmp);
+  if (c->ng) pd_sort(c->g, c->ng, sizeof *c->g, gev_cmp);
   for (size_t i = 0; i < c->ng; i++) /* in start order, as the busy-time union needs */
     if (c->g[i].aux != AUX_NONE && trr_names_class(&c->nm, c->g[i].name) != TR_COMM)
       tr_ops_kernel(c->ops, c->g[i].aux, c->g[i].ts, c->g[i].end, names_tf32(&c->nm, c->g[i].name));
