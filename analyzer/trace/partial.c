@@ -253,6 +253,9 @@ tr_rank *tr_partial_load(const json_t *doc, tr_rank_opts *opts, char **err) {
   tr_rank *r = pd_xcalloc(1, sizeof *r);
   const json_t *o = json_object_get(doc, "rank");
   ld_rank(&l, o, r);
+  /* the per-step arrays are one per step window: a partial that says otherwise was edited */
+  if (!l.err && (r->memory.n_steps > r->n_steps || r->ops.n_steps > r->n_steps))
+    l.err = pd_xstrdup("inconsistent partial: more memory or op steps than steps");
   if (l.err) {
     *err = l.err;
     tr_rank_free(r);
