@@ -166,6 +166,10 @@ static void check_rule_ids(const au_settings *s, const au_rules *rules, int *sta
 typedef struct {
   au_result **v;
   size_t n;
+  char **trace_dir;   /* per report: --trace, else the project config's traceDir, else NULL */
+  const evd_trace **trace; /* per report: its measures (borrowed from `traces`), or NULL */
+  evd_trace **traces; /* the traces summarised, one per distinct path (owned) */
+  size_t ntraces;
   strv skipped;       /* found in a directory, not launch scripts */
   const char *lang;   /* of the reports */
   const au_rules *rules;
@@ -185,6 +189,7 @@ static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_c
     au_settings_free(&s);
     return false;
   }
+  out->trace_dir[out->n] = o->trace ? pd_xstrdup(o->trace) : s.trace_dir ? pd_xstrdup(s.trace_dir) : NULL;
   au_config cfg = co_config(o, &s);
   cfg.rules = rules_for(rc, s.extra_rules, status);
   cfg.cache = cache;
@@ -197,6 +202,8 @@ static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_c
   if (!r->model->launch_script && !t->named) {
     *PD_PUSH(out->skipped.items, out->skipped.n, out->skipped.cap) = pd_xstrdup(t->path);
     au_result_free(r);
+    free(out->trace_dir[out->n]);
+    out->trace_dir[out->n] = NULL;
     return false;
   }
   bool launch = r->model->launch_script;
@@ -228,10 +235,11 @@ static void check_dirs_had_scripts(const co_opts *o, const targets *t, const boo
   }
 }
 
-static void print_md(const run_out *out, const evd_trace *tr) {
+static void print_md(const run_out *out) {
   for (size_t i = 0; i < out->n; i++) {
     char *md = au_report_markdown(out->v[i], out->lang);
     fputs(md, stdout);
+    const evd_trace *tr = out->trace[i];
     if (tr && out->v[i]->model->launch_script) {
       char *ev = evd_markdown(tr, out->v[i]);
       printf("\n%s", ev);
@@ -251,7 +259,7 @@ static void print_md(const run_out *out, const evd_trace *tr) {
   pd_buf_free(&list);
 }
 
-static void print_json(const co_opts *o, const run_out *out, int status, const evd_trace *tr) {
+static void print_json(const co_opts *o, const run_out *out, int status) {
   json_t *doc;
   if (o->format && !strcmp(o->format, "sarif")) {
     doc = au_report_sarif(out->v, out->n, o->base_dir);
@@ -260,9 +268,9 @@ static void print_json(const co_opts *o, const run_out *out, int status, const e
     for (size_t i = 0; i < out->skipped.n; i++) json_array_append_new(skipped, json_string(out->skipped.items[i]));
     doc = au_report_json_all(out->v, out->n, skipped, status);
     json_t *reps = json_object_get(doc, "reports");
-    for (size_t i = 0; tr && i < out->n && i < json_array_size(reps); i++)
-      if (out->v[i]->model->launch_script)
-        json_object_set_new(json_array_get(reps, i), "trace", evd_trace_json(tr, out->v[i]));
+    for (size_t i = 0; i < out->n && i < json_array_size(reps); i++)
+      if (out->trace[i] && out->v[i]->model->launch_script)
+        json_object_set_new(json_array_get(reps, i), "trace", evd_trace_json(out->trace[i], out->v[i]));
   }
   char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   if (s) {
@@ -273,33 +281,47 @@ static void print_json(const co_opts *o, const run_out *out, int status, const e
   json_decref(doc);
 }
 
-/* check --trace: summarises the trace, attaches its evidence to every report and works the exit
- * status out again (a contradicted finding may no longer reach --fail-on). NULL on error (2). */
-static evd_trace *link_trace(const co_opts *o, run_out *out, int fail_level, int *status) {
+/* The measures of the trace at path, summarised once per distinct path; NULL (and *status 2)
+ * when it cannot be read. */
+static const evd_trace *trace_at(const co_opts *o, run_out *out, const char *path, int *status) {
+  for (size_t i = 0; i < out->ntraces; i++)
+    if (!strcmp(evd_path(out->traces[i]), path)) return out->traces[i];
   tr_options topt = {.format = "json", .gpu = o->gpu};
   int failed = 0;
   char *err = NULL;
-  char *text = tr_summarize_opts(o->trace, &topt, &failed, &err);
+  char *text = tr_summarize_opts(path, &topt, &failed, &err);
   if (!text) {
-    fprintf(stderr, "perf-doctor check: --trace %s\n", err ? err : o->trace);
+    fprintf(stderr, "perf-doctor check: --trace %s\n", err ? err : path);
     free(err);
     *status = 2;
     return NULL;
   }
-  if (failed) fprintf(stderr, "perf-doctor check: --trace: %d file(s) could not be read (see the trace object)\n", failed);
+  if (failed) fprintf(stderr, "perf-doctor check: --trace %s: %d file(s) could not be read (see the trace object)\n", path, failed);
   json_t *summary = json_loads(text, 0, NULL);
   free(text);
-  evd_trace *tr = evd_trace_from(summary, o->trace);
+  evd_trace *tr = evd_trace_from(summary, path);
   json_decref(summary);
-  int st = 0;
-  for (size_t i = 0; i < out->n; i++) {
-    au_result *r = out->v[i];
-    evd_apply(r, tr);
-    for (size_t k = 0; k < r->nfindings; k++)
-      if (!r->findings[k].suppressed && (int)r->findings[k].severity >= fail_level) st = 1;
-  }
-  *status = st;
+  out->traces = pd_xrealloc(out->traces, (out->ntraces + 1) * sizeof *out->traces);
+  out->traces[out->ntraces++] = tr;
   return tr;
+}
+
+/* check --trace (or a project's traceDir): attaches each report's trace evidence and works the
+ * exit status out again (a contradicted finding may no longer reach --fail-on). */
+static void link_traces(const co_opts *o, run_out *out, int fail_level, int *status) {
+  bool any = false;
+  for (size_t i = 0; i < out->n; i++) {
+    if (!out->trace_dir[i] || !out->v[i]->model->launch_script) continue;
+    out->trace[i] = trace_at(o, out, out->trace_dir[i], status);
+    if (out->trace[i]) evd_apply(out->v[i], out->trace[i]);
+    any = true;
+  }
+  if (!any || *status == 2) return;
+  int st = 0;
+  for (size_t i = 0; i < out->n; i++)
+    for (size_t k = 0; k < out->v[i]->nfindings; k++)
+      if (!out->v[i]->findings[k].suppressed && (int)out->v[i]->findings[k].severity >= fail_level) st = 1;
+  *status = st;
 }
 
 int pd_cmd_check(int argc, char **argv) {
@@ -317,17 +339,23 @@ int pd_cmd_check(int argc, char **argv) {
   targets t = expand_inputs(&o, &status);
   rules_cache rc = {0};
   sm_cache *cache = sm_cache_new(); /* the scripts of one call source the same files */
-  run_out out = {pd_xcalloc(t.n ? t.n : 1, sizeof(au_result *)), 0, {0}, NULL, NULL};
+  size_t slots = t.n ? t.n : 1;
+  run_out out = {pd_xcalloc(slots, sizeof(au_result *)), 0, pd_xcalloc(slots, sizeof(char *)),
+                 pd_xcalloc(slots, sizeof(evd_trace *)), NULL, 0, {0}, NULL, NULL};
   bool *launch = pd_xcalloc(t.n ? t.n : 1, sizeof *launch);
   for (size_t i = 0; i < t.n; i++) launch[i] = audit_one(&o, &t.v[i], fail_level, &rc, cache, &out, &status);
   check_dirs_had_scripts(&o, &t, launch, &status);
   free(launch);
   if (!out.rules) out.rules = rules_for(&rc, NULL, &status);
   if (!out.lang) out.lang = pd_xstrdup(o.lang ? o.lang : co_default_lang());
-  evd_trace *tr = o.trace && status != 2 ? link_trace(&o, &out, fail_level, &status) : NULL;
-  if (!o.format || !strcmp(o.format, "md")) print_md(&out, tr);
-  else print_json(&o, &out, status, tr);
-  evd_trace_free(tr);
+  if (status != 2) link_traces(&o, &out, fail_level, &status);
+  if (!o.format || !strcmp(o.format, "md")) print_md(&out);
+  else print_json(&o, &out, status);
+  for (size_t i = 0; i < out.ntraces; i++) evd_trace_free(out.traces[i]);
+  free(out.traces);
+  for (size_t i = 0; i < slots; i++) free(out.trace_dir[i]);
+  free(out.trace_dir);
+  free(out.trace);
   for (size_t i = 0; i < out.n; i++) au_result_free(out.v[i]);
   free(out.v);
   strv_free_all(&out.skipped);

@@ -130,6 +130,7 @@ void evd_trace_free(evd_trace *t) {
 }
 
 const char *evd_note(const evd_trace *t) { return t->note; }
+const char *evd_path(const evd_trace *t) { return t->path; }
 
 static int measure_id(const char *name) {
   for (int k = 0; name && k < M_COUNT; k++)

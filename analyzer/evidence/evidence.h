@@ -19,6 +19,8 @@ typedef struct evd_trace evd_trace; /* opaque: the measures of one trace folder 
  * so in evd_note). `path` is what the user linked. Never NULL; caller frees. */
 evd_trace *evd_trace_from(const json_t *summary, const char *path);
 void evd_trace_free(evd_trace *t);
+/* The path the measures were read from (as given to evd_trace_from). */
+const char *evd_path(const evd_trace *t);
 /* A sentence about how the trace was read ("3 jobs in the folder: the first is used"), or NULL. */
 const char *evd_note(const evd_trace *t);
 

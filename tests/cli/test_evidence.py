@@ -140,7 +140,21 @@ def main():
     check("Measured (trace, contradicts)" in out, "markdown evidence line")
     check("nan" not in out and "?" not in out.replace("?(", ""), "no nan or ? in the text")
 
-    # 4. a trace path that does not exist is an error, not a green run
+    # 4. a project's .perf-doctor.json names the trace (relative to the file) when --trace is not given
+    proj = os.path.join(work, "evidence_project")
+    shutil.rmtree(proj, ignore_errors=True)
+    os.makedirs(os.path.join(proj, "scripts"))
+    shutil.copy(small, os.path.join(proj, "scripts", "run.sh"))
+    shutil.copytree(late, os.path.join(proj, "traces", "late"))
+    with open(os.path.join(proj, ".perf-doctor.json"), "w") as f:
+        json.dump({"traceDir": "traces/late"}, f)
+    rc, out, err = run("check", os.path.join(proj, "scripts", "run.sh"), "--format", "json")
+    doc = json.loads(out)
+    f = finding(doc, "R-P16")
+    check(f and f.get("evidence", {}).get("verdict") == "confirms" and "trace" in doc["reports"][0],
+          "traceDir from .perf-doctor.json: %s %s" % (f and f.get("evidence"), err))
+
+    # 5. a trace path that does not exist is an error, not a green run
     rc, out, err = run("check", small, "--trace", os.path.join(work, "no-such-trace"))
     check(rc == 2 and "--trace" in err, "missing trace: exit %d, %s" % (rc, err.strip()))
 
