@@ -35,10 +35,21 @@ typedef struct {
   int n;         /* ranks that measured it */
 } measure;
 
+/* Collective kernel time per process-group size, over the ranks (collectives.by_group). */
+#define MAX_GROUPS 16
+typedef struct {
+  int size;
+  double sum, worst; /* of the ranks' pct_of_steps */
+  long worst_rank;
+} group;
+
 struct evd_trace {
   char *path, *note;
   json_t *ranks; /* the summary's ranks (a reference) */
   measure m[M_COUNT];
+  group groups[MAX_GROUPS];
+  size_t ngroups;
+  int group_ranks; /* ranks that listed their collectives by group */
   int nsteps;
   double device_gib; /* device_total_bytes of the ranks, 0 when not known */
 };
@@ -84,6 +95,30 @@ static void rank_steps(evd_trace *t, const json_t *rk, long rank) {
   add(&t->m[M_COLLWAIT], 100.0 * wait / win, rank);
 }
 
+static void rank_groups(evd_trace *t, const json_t *rk, long rank) {
+  const json_t *bg = json_object_get(json_object_get(rk, "collectives"), "by_group");
+  if (!json_is_array(bg)) return;
+  t->group_ranks++;
+  size_t i;
+  json_t *g;
+  json_array_foreach(bg, i, g) {
+    int size = (int)num(g, "group_size");
+    double pct = num(g, "pct_of_steps");
+    if (size < 1 || !isfinite(pct)) continue;
+    size_t j = 0;
+    while (j < t->ngroups && t->groups[j].size != size) j++;
+    if (j == t->ngroups) {
+      if (t->ngroups == MAX_GROUPS) continue;
+      t->groups[t->ngroups++] = (group){size, 0, -1, -1};
+    }
+    t->groups[j].sum += pct;
+    if (pct > t->groups[j].worst) {
+      t->groups[j].worst = pct;
+      t->groups[j].worst_rank = rank;
+    }
+  }
+}
+
 static void rank_memory(evd_trace *t, const json_t *rk, long rank) {
   const json_t *mem = json_object_get(rk, "memory");
   if (!json_is_true(json_object_get(mem, "measured"))) return;
@@ -110,6 +145,7 @@ evd_trace *evd_trace_from(const json_t *summary, const char *path) {
     long rank = json_is_integer(json_object_get(rk, "rank")) ? (long)json_integer_value(json_object_get(rk, "rank")) : (long)i;
     rank_steps(t, rk, rank);
     rank_memory(t, rk, rank);
+    rank_groups(t, rk, rank);
     const json_t *fl = json_object_get(rk, "flops");
     add(&t->m[M_MFU], num(fl, "mfu_pct"), rank);
   }
@@ -196,9 +232,53 @@ static char *measured_text(const evd_trace *t, int k) {
   return pd_buf_take(&b);
 }
 
+static void verdict(au_finding *f, const char *text, double x, const json_t *spec, const au_facts *facts);
+
+/* "group_comm_pct" with "group": "tp" | "cp" | "dp" | "ep": the collective kernel time of the
+ * groups of that size, when no other parallel dimension has the same size. */
+static void judge_group(au_finding *f, const evd_trace *t, const json_t *spec, const au_facts *facts) {
+  static const char *const dims[] = {"tp", "cp", "dp", "ep"};
+  const char *dim = json_string_value(json_object_get(spec, "group"));
+  ax_value v;
+  if (!dim || !af_get(facts, dim, &v) || v.kind != AX_NUM || v.num < 2) {
+    f->evidence = pd_xasprintf("no %s group to measure (the %s size is not known or is 1)", dim ? dim : "(unnamed)", dim ? dim : "group");
+    f->evidence_verdict = "inconclusive";
+    return;
+  }
+  int size = (int)v.num;
+  for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
+    ax_value o;
+    if (strcmp(dims[i], dim) != 0 && af_get(facts, dims[i], &o) && o.kind == AX_NUM && (int)o.num == size) {
+      f->evidence = pd_xasprintf("collectives of group size %d cannot be told apart: %s and %s are both %d (in %s)", size, dim,
+                                 dims[i], size, t->path);
+      f->evidence_verdict = "inconclusive";
+      return;
+    }
+  }
+  const group *g = NULL;
+  for (size_t j = 0; j < t->ngroups && !g; j++)
+    if (t->groups[j].size == size) g = &t->groups[j];
+  if (!g) {
+    f->evidence = pd_xasprintf("no collective of group size %d (the %s groups) recorded in %s%s", size, dim, t->path,
+                               t->ngroups ? "" : ": its NCCL kernels do not carry their group size");
+    f->evidence_verdict = "inconclusive";
+    return;
+  }
+  double x = t->group_ranks ? g->sum / t->group_ranks : 0;
+  char *text = pd_xasprintf("collective kernel time in the %s groups (size %d, waiting for peers included) %.1f %% of the step "
+                            "(mean of %d rank%s; worst rank %ld: %.1f) in %s", dim, size, x, t->group_ranks,
+                            t->group_ranks == 1 ? "" : "s", g->worst_rank, g->worst, t->path);
+  verdict(f, text, x, spec, facts);
+  free(text);
+}
+
 /* The verdict for one finding; sets f's evidence fields. */
 static void judge(au_finding *f, const evd_trace *t, const json_t *spec, const au_facts *facts) {
   const char *name = json_string_value(json_object_get(spec, "measure"));
+  if (name && !strcmp(name, "group_comm_pct")) {
+    judge_group(f, t, spec, facts);
+    return;
+  }
   int k = measure_id(name);
   if (k < 0) {
     f->evidence = pd_xasprintf("the rule's evidence entry names an unknown measure '%s'", name ? name : "(none)");
@@ -212,7 +292,13 @@ static void judge(au_finding *f, const evd_trace *t, const json_t *spec, const a
     return;
   }
   char *text = measured_text(t, k);
-  double x = t->m[k].value, rhs;
+  verdict(f, text, t->m[k].value, spec, facts);
+  free(text);
+}
+
+/* Sets the verdict of measured value x against the entry's thresholds. */
+static void verdict(au_finding *f, const char *text, double x, const json_t *spec, const au_facts *facts) {
+  double rhs;
   bool yes = false, no = false, ok = true;
   const char *c = json_string_value(json_object_get(spec, "confirms_if"));
   const char *d = json_string_value(json_object_get(spec, "contradicts_if"));
@@ -221,17 +307,16 @@ static void judge(au_finding *f, const evd_trace *t, const json_t *spec, const a
   if (!ok) {
     f->evidence = pd_xasprintf("%s; the threshold could not be evaluated (a fact it names is not known)", text);
     f->evidence_verdict = "inconclusive";
-  } else {
-    f->evidence_verdict = yes ? "confirms" : no ? "contradicts" : "inconclusive";
-    f->evidence = no && !yes && f->severity > AU_INFO
-        ? pd_xasprintf("%s: the trace contradicts the estimate (%s), so the finding is lowered one level", text, d)
-        : pd_xstrdup(text);
-    if (no && !yes && f->severity > AU_INFO) {
-      f->severity_before = (int)f->severity;
-      f->severity = (au_severity)(f->severity - 1);
-    }
+    return;
   }
-  free(text);
+  f->evidence_verdict = yes ? "confirms" : no ? "contradicts" : "inconclusive";
+  bool lower = no && !yes && f->severity > AU_INFO;
+  f->evidence = lower ? pd_xasprintf("%s: the trace contradicts the estimate (%s), so the finding is lowered one level", text, d)
+                      : pd_xstrdup(text);
+  if (lower) {
+    f->severity_before = (int)f->severity;
+    f->severity = (au_severity)(f->severity - 1);
+  }
 }
 
 size_t evd_apply(au_result *r, const evd_trace *t) {

@@ -5,7 +5,9 @@
  * speaks to is data: a rule's "evidence" entry in the catalog,
  *   {"measure": "exposed_comm_pct", "confirms_if": ">= 10", "contradicts_if": "< 3"}
  * where the right-hand side is a number or `[factor*]fact` ("0.8*M": 80 % of the GPU memory
- * fact). A finding the trace contradicts loses one severity level and says why. */
+ * fact). {"measure": "group_comm_pct", "group": "tp"} is the collective kernel time of the
+ * process groups whose size is that fact's (unmeasured when another of tp, cp, dp, ep has the
+ * same size). A finding the trace contradicts loses one severity level and says why. */
 #ifndef PD_EVIDENCE_H
 #define PD_EVIDENCE_H
 

@@ -279,6 +279,40 @@ static json_t *jn(double x) {
 
 static json_t *jp(double x) { return isnan(x) ? json_null() : json_real(round(x * 100.0) / 100.0); }
 
+/* Collective kernel time per process-group size over the step windows (waiting for peers
+ * included): what the TP, CP or DP groups cost, when their sizes tell them apart. */
+static json_t *by_group_json(const tr_rank *r) {
+  enum { MAX_GROUPS = 16 };
+  typedef struct {
+    int size;
+    long n;
+    double us;
+  } group;
+  group g[MAX_GROUPS];
+  size_t ng = 0;
+  double win = 0;
+  for (size_t k = 0; k < r->n_steps; k++) win += r->steps[k].window_us;
+  for (size_t c = 0; c < r->n_colls; c++) {
+    const tr_coll *x = &r->colls[c];
+    bool in_step = false;
+    for (size_t k = 0; k < r->n_steps && !in_step; k++) in_step = r->steps[k].step == x->step;
+    if (x->group < 1 || !in_step) continue;
+    size_t j = 0;
+    while (j < ng && g[j].size != x->group) j++;
+    if (j == ng) {
+      if (ng == MAX_GROUPS) continue;
+      g[ng++] = (group){x->group, 0, 0};
+    }
+    g[j].n++;
+    g[j].us += (double)(x->e - x->b) / 1000.0;
+  }
+  json_t *a = json_array();
+  for (size_t j = 0; j < ng; j++)
+    json_array_append_new(a, json_pack("{s:i, s:I, s:o, s:o}", "group_size", g[j].size, "kernels", (json_int_t)g[j].n,
+                                       "kernel_us", jn(g[j].us), "pct_of_steps", jn(win > 0 ? 100.0 * g[j].us / win : NAN)));
+  return a;
+}
+
 static json_t *json_rank(const tr_report *rep, size_t i) {
   const tr_rank *r = rep->ranks[i];
   const tr_hta *h = &r->hta;
@@ -397,6 +431,7 @@ static json_t *json_rank(const tr_report *rep, size_t i) {
   json_object_set_new(co, "imposed_wait_us", jn(c->imposed_us));
   json_object_set_new(co, "collective_kernels", json_integer((json_int_t)r->n_colls));
   json_object_set_new(co, "p2p_kernels", json_integer(r->p2p_kernels));
+  json_object_set_new(co, "by_group", by_group_json(r));
   json_object_set_new(o, "collectives", co);
   tr_eff_rank_json(o, r);
   return o;

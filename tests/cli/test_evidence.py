@@ -140,6 +140,28 @@ def main():
     check("Measured (trace, contradicts)" in out, "markdown evidence line")
     check("nan" not in out and "?" not in out.replace("?(", ""), "no nan or ? in the text")
 
+    # 3b. communication of the TP groups (size 2 in the pipeline set; a script with TP 2, DP 4
+    # and no --sequence-parallel, so R-P10 fires)
+    tp2 = os.path.join(work, "evidence_tp2.sh")
+    with open(tp2, "w") as f:
+        f.write("A_ARGS=(\n   --tensor-model-parallel-size 2\n)\npython3 -m relax.entrypoints.train --resource "
+                "'{\"actor\": [1, 8], \"rollout\": [1, 8]}' --colocate \"${A_ARGS[@]}\"\n")
+    pipe = os.path.join(synth, "pipeline")
+    summ = json.loads(run("trace", pipe, "--format", "json")[1])
+    vals = [sum(g["pct_of_steps"] for g in r["collectives"]["by_group"] if g["group_size"] == 2) for r in summ["ranks"]]
+    want = sum(vals) / len(vals)
+    doc = json.loads(run("check", tp2, "--trace", pipe, "--format", "json")[1])
+    f = finding(doc, "R-P10")
+    ev = f and f.get("evidence", {})
+    check(ev and "TP groups" not in ev.get("measured", "") and ("tp groups (size 2" in ev["measured"]) and
+          ("%.1f %%" % want) in ev["measured"], "R-P10 measured on the TP groups (%.2f %%): %s" % (want, ev))
+    wantv = "confirms" if want >= 10 else "contradicts" if want < 2 else "inconclusive"
+    check(ev and ev["verdict"] == wantv, "R-P10 verdict %s: %s" % (wantv, ev))
+    doc = json.loads(run("check", tp2, "--trace", late, "--format", "json")[1])
+    ev = (finding(doc, "R-P10") or {}).get("evidence", {})
+    check(ev.get("verdict") == "inconclusive" and "group size 2" in ev.get("measured", ""),
+          "no TP-size collectives in the late set: inconclusive: %s" % ev)
+
     # 4. a project's .perf-doctor.json names the trace (relative to the file) when --trace is not given
     proj = os.path.join(work, "evidence_project")
     shutil.rmtree(proj, ignore_errors=True)
