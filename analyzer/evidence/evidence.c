@@ -102,9 +102,9 @@ static void rank_groups(evd_trace *t, const json_t *rk, long rank) {
   size_t i;
   json_t *g;
   json_array_foreach(bg, i, g) {
-    int size = (int)num(g, "group_size");
-    double pct = num(g, "pct_of_steps");
-    if (size < 1 || !isfinite(pct)) continue;
+    double gs = num(g, "group_size"), pct = num(g, "pct_of_steps");
+    if (!(gs >= 1 && gs < 1e9) || !isfinite(pct)) continue; /* not finite: a summary is data */
+    int size = (int)gs;
     size_t j = 0;
     while (j < t->ngroups && t->groups[j].size != size) j++;
     if (j == t->ngroups) {

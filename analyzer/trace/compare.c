@@ -32,6 +32,12 @@ static double num(const json_t *o, const char *k) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* An integer field for display: the value, or -1 when absent or not finite (a summary is data). */
+static long long inum(const json_t *o, const char *k) {
+  double v = num(o, k);
+  return isfinite(v) && fabs(v) < 9e18 ? (long long)v : -1;
+}
+
 static const json_t *job_of(const json_t *summary) {
   const json_t *jobs = json_object_get(summary, "jobs");
   return json_is_array(jobs) && json_array_size(jobs) ? json_array_get(jobs, 0) : summary;
@@ -123,7 +129,7 @@ static krow *kr_get(krows *k, const char *key) {
 
 static void op_key(pd_buf *b, const json_t *o) {
   pd_buf_printf(b, "%s [B%lld M%lld N%lld K%lld %s]", json_string_value(json_object_get(o, "name")),
-                (long long)num(o, "B"), (long long)num(o, "M"), (long long)num(o, "N"), (long long)num(o, "K"),
+                inum(o, "B"), inum(o, "M"), inum(o, "N"), inum(o, "K"),
                 json_string_value(json_object_get(o, "dtype")) ? json_string_value(json_object_get(o, "dtype")) : "");
 }
 
@@ -153,7 +159,7 @@ static void collect(krows *k, const json_t *sum, const totals *t, int side, int 
         us = num(o, "sum_us");
       } else {
         pd_buf_printf(&key, "%s %lld B, group %lld", json_string_value(json_object_get(o, "collective")),
-                      (long long)num(o, "bytes"), (long long)num(o, "group_size"));
+                      inum(o, "bytes"), inum(o, "group_size"));
         calls = num(o, "count");
         us = calls * num(o, "time_us_mean");
       }

@@ -31,6 +31,12 @@ static double num(const json_t *o, const char *k) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* An integer field for display: the value, or -1 when absent or not finite (a summary is data). */
+static long long inum(const json_t *o, const char *k) {
+  double v = num(o, k);
+  return isfinite(v) && fabs(v) < 9e18 ? (long long)v : -1;
+}
+
 static long rank_no(const json_t *rk, size_t i) {
   const json_t *r = json_object_get(rk, "rank");
   return json_is_integer(r) ? (long)json_integer_value(r) : (long)i;
@@ -91,8 +97,8 @@ static double bars(pd_buf *b, const json_t *ranks, size_t n, double y) {
         if (!(w > 0)) continue;
         pd_buf_printf(b, "<rect class=\"seg\" data-rank=\"%ld\" data-step=\"%lld\" data-kind=\"%s\" x=\"%.2f\" y=\"%.1f\" "
                       "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>rank %ld step %lld: %s %.2f ms</title></rect>\n",
-                      rank_no(rk, i), (long long)num(s, "step"), kinds[k].label, x, y, w, ROW, kinds[k].color,
-                      rank_no(rk, i), (long long)num(s, "step"), kinds[k].label, num(s, kinds[k].key) / 1000);
+                      rank_no(rk, i), inum(s, "step"), kinds[k].label, x, y, w, ROW, kinds[k].color,
+                      rank_no(rk, i), inum(s, "step"), kinds[k].label, num(s, kinds[k].key) / 1000);
         x += w;
       }
       x = x0 + num(s, "window_us") / 1000 * scale; /* the step's own width: what the kinds leave is unattributed */
