@@ -86,25 +86,12 @@ json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
 
 json_t *cmd_compare_traces(const char *before, const char *after, char **err) {
   *err = NULL;
-  const char *paths[2] = {before, after};
-  json_t *sum[2] = {NULL, NULL};
-  tr_options o = {.format = "json"};
-  for (int i = 0; i < 2; i++) {
-    char *text = tr_summarize_opts(paths[i], &o, NULL, err);
-    sum[i] = text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (!sum[i]) {
-      if (!*err) *err = pd_xasprintf("cannot summarise %s", paths[i]);
-      json_decref(sum[0]);
-      return NULL;
-    }
-  }
-  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
+  tr_options o = {0};
+  json_t *cmp = tr_compare_paths(before, after, &o, NULL, err);
+  if (!cmp) return NULL;
   char *md = tr_compare_md(cmp);
   json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
   free(md);
   json_decref(cmp);
-  json_decref(sum[0]);
-  json_decref(sum[1]);
   return j;
 }

@@ -44,16 +44,12 @@ void tc_free(tc_cache *c) {
 static bool same_opt(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
 static void summarise(entry *e) {
-  tr_options o = {.format = "json", .gpu = e->gpu};
-  int failed = 0;
+  tr_options o = {.gpu = e->gpu};
   char *err = NULL;
-  char *text = tr_summarize_opts(e->path, &o, &failed, &err);
-  json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+  json_t *j = tr_summarize_value(e->path, &o, NULL, &err);
   if (j) e->t = evd_trace_from(j, e->path);
   else e->err = err ? err : pd_xasprintf("%s: cannot summarise", e->path);
-  if (j) free(err);
   json_decref(j);
-  free(text);
 }
 
 const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const char **err) {

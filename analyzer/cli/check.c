@@ -289,16 +289,14 @@ static const evd_trace *trace_at(const co_opts *o, run_out *out, const char *pat
   tr_options topt = {.format = "json", .gpu = o->gpu};
   int failed = 0;
   char *err = NULL;
-  char *text = tr_summarize_opts(path, &topt, &failed, &err);
-  if (!text) {
+  json_t *summary = tr_summarize_value(path, &topt, &failed, &err);
+  if (!summary) {
     fprintf(stderr, "perf-doctor check: --trace %s\n", err ? err : path);
     free(err);
     *status = 2;
     return NULL;
   }
   if (failed) fprintf(stderr, "perf-doctor check: --trace %s: %d file(s) could not be read (see the trace object)\n", path, failed);
-  json_t *summary = json_loads(text, 0, NULL);
-  free(text);
   evd_trace *tr = evd_trace_from(summary, path);
   json_decref(summary);
   out->traces = pd_xrealloc(out->traces, (out->ntraces + 1) * sizeof *out->traces);

@@ -91,28 +91,17 @@ static int do_merge(char **parts, size_t n, tr_options *o, const char *svg_path)
 
 /* Both summaries as JSON, compared; exit as for one summary (1 when files failed on either side). */
 static int compare(const char *before, const char *after, const tr_options *o) {
-  tr_options jo = *o;
-  jo.format = "json";
-  const char *paths[2] = {before, after};
-  json_t *sum[2] = {NULL, NULL};
   int failed = 0;
-  for (int i = 0; i < 2; i++) {
-    int f = 0;
-    char *err = NULL;
-    char *text = tr_summarize_opts(paths[i], &jo, &f, &err);
-    if (!text) {
-      fprintf(stderr, "perf-doctor trace --compare: %s\n", err ? err : paths[i]);
-      free(err);
-      json_decref(sum[0]);
-      return 2;
-    }
-    failed += f;
-    sum[i] = json_loads(text, 0, NULL);
-    free(text);
+  char *err = NULL;
+  json_t *cmp = tr_compare_paths(before, after, o, &failed, &err);
+  if (!cmp) {
+    fprintf(stderr, "perf-doctor trace --compare: %s\n", err);
+    free(err);
+    return 2;
   }
-  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
   if (!strcmp(o->format, "json")) {
-    json_dumpf(cmp, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    /* the precision of `trace --format json`, so before/after print as it prints them */
+    json_dumpf(cmp, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     fputc('\n', stdout);
   } else {
     char *md = tr_compare_md(cmp);
@@ -120,8 +109,6 @@ static int compare(const char *before, const char *after, const tr_options *o) {
     free(md);
   }
   json_decref(cmp);
-  json_decref(sum[0]);
-  json_decref(sum[1]);
   return failed ? 1 : 0;
 }
 

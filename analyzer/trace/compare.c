@@ -297,3 +297,26 @@ char *tr_compare_md(const json_t *cmp) {
   rows_md(&b, "Collectives", json_object_get(d, "collectives"));
   return pd_buf_take(&b);
 }
+
+json_t *tr_compare_paths(const char *before, const char *after, const tr_options *opts, int *n_failed, char **err) {
+  const char *paths[2] = {before, after};
+  json_t *sum[2] = {NULL, NULL};
+  tr_options o = *opts;
+  o.svg = NULL;
+  int failed = 0;
+  for (int i = 0; i < 2; i++) {
+    int f = 0;
+    sum[i] = tr_summarize_value(paths[i], &o, &f, err);
+    if (!sum[i]) {
+      if (!*err) *err = pd_xasprintf("cannot summarise %s", paths[i]);
+      json_decref(sum[0]);
+      return NULL;
+    }
+    failed += f;
+  }
+  if (n_failed) *n_failed = failed;
+  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
+  json_decref(sum[0]);
+  json_decref(sum[1]);
+  return cmp;
+}

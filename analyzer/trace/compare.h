@@ -12,10 +12,17 @@
 
 #include <jansson.h>
 
+#include "trace/trace.h"
+
 /* {"before": <summary>, "after": <summary>, "delta": {"step": {...}, "shares": [...], "mfu_pct",
  * "memory": [...], "ops": [...], "kernels": [...], "collectives": [...]}} (new reference; the
  * summaries are referenced, not copied). */
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path);
+
+/* The comparison of the traces at two paths (files or folders), summarised with opts (svg not
+ * used); NULL with *err (caller frees) when either cannot be read. *n_failed: files that could
+ * not be read on both sides. */
+json_t *tr_compare_paths(const char *before, const char *after, const tr_options *opts, int *n_failed, char **err);
 
 /* The comparison as markdown (caller frees). */
 char *tr_compare_md(const json_t *cmp);

@@ -437,10 +437,8 @@ static json_t *json_rank(const tr_report *rep, size_t i) {
   return o;
 }
 
-char *tr_summary_json(const tr_report *rep) {
-  json_t *root = tr_summary_json_value(rep);
-  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-  json_decref(root);
+char *tr_summary_dump(const json_t *doc) {
+  char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
   char *out = pd_xstrdup(s ? s : "{}");
   free(s);
   return out;

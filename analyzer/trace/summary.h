@@ -20,10 +20,11 @@ typedef struct {
   const char *title;      /* the markdown heading when not NULL ("Job 2 of 3: ...") */
 } tr_report;
 
-/* Both return a fresh string; caller frees. */
+/* The markdown summary; caller frees. */
 char *tr_summary_md(const tr_report *rep);
-char *tr_summary_json(const tr_report *rep);
 /* The JSON summary as a value (new reference). */
 json_t *tr_summary_json_value(const tr_report *rep);
+/* A summary document as the text `trace --format json` prints (caller frees). */
+char *tr_summary_dump(const json_t *doc);
 
 #endif

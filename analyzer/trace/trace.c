@@ -75,8 +75,8 @@ static void *worker(void *arg) {
 
 /* The JSON document of a folder with several jobs: the usual keys, ranks tagged with their job,
  * the cross-rank figures and hypotheses inside each job. Takes the references and warn. */
-static char *jobs_document(const char *path, tr_rank **all, size_t n, const tr_options *opts, char *warn,
-                           json_t *jobs, json_t *ranks) {
+static json_t *jobs_document(const char *path, tr_rank **all, size_t n, const tr_options *opts, char *warn,
+                             json_t *jobs, json_t *ranks) {
   json_t *root = json_object(), *src = json_object(), *errs = json_array();
   size_t failed = 0;
   for (size_t i = 0; i < n; i++)
@@ -101,11 +101,7 @@ static char *jobs_document(const char *path, tr_rank **all, size_t n, const tr_o
   json_object_set_new(root, "cross_rank", json_null());
   json_object_set_new(root, "hypotheses", json_array());
   free(warn);
-  char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-  json_decref(root);
-  char *out = pd_xstrdup(s ? s : "{}");
-  free(s);
-  return out;
+  return root;
 }
 
 /* "0–7", or "0, 2, 5" when not contiguous. */
@@ -137,9 +133,11 @@ static char *job_title(size_t j, size_t nj, tr_rank *const *r, size_t n) {
   return pd_buf_take(&b);
 }
 
-/* A folder holding several runs: one summary per job, never merged. */
-static char *summarize_jobs(const char *path, tr_rank **all, size_t n, const int *job_of, size_t nj,
-                            const tr_options *opts, bool json) {
+/* A folder holding several runs: one summary per job, never merged; as markdown (*md) or as the
+ * JSON document (*doc), whichever is not NULL. */
+static void summarize_jobs(const char *path, tr_rank **all, size_t n, const int *job_of, size_t nj,
+                           const tr_options *opts, char **md_out, json_t **doc_out) {
+  bool json = doc_out != NULL;
   pd_buf md = {0};
   json_t *jobs = json_array(), *ranks = json_array();
   char *warn = pd_xasprintf("%zu jobs in this folder (told apart by world size, time span and repeated rank numbers): "
@@ -192,10 +190,11 @@ static char *summarize_jobs(const char *path, tr_rank **all, size_t n, const int
     json_decref(jobs);
     json_decref(ranks);
     free(warn);
-    return pd_buf_take(&md);
+    *md_out = pd_buf_take(&md);
+    return;
   }
   pd_buf_free(&md);
-  return jobs_document(path, all, n, opts, warn, jobs, ranks);
+  *doc_out = jobs_document(path, all, n, opts, warn, jobs, ranks);
 }
 
 static int rank_cmp(const void *pa, const void *pb) {
@@ -205,57 +204,52 @@ static int rank_cmp(const void *pa, const void *pb) {
   return strcmp(a->file, b->file);
 }
 
-/* The summary of ranks[0..n) (sorted here): one job, or each job of a folder of several, in the
- * format asked for; the SVG too when asked. NULL with *err when no rank could be read. */
-static char *render(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **err) {
-  const char *format = opts->format ? opts->format : "md";
+/* The summary of ranks[0..n) (sorted here): one job, or each job of a folder of several, as
+ * markdown (*md) and/or as the JSON document (*doc), for the outputs that are not NULL. False
+ * with *err when no rank could be read. */
+static bool render(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **md, json_t **doc,
+                   char **err) {
   qsort(ranks, n, sizeof *ranks, rank_cmp);
   size_t ok = 0;
   for (size_t i = 0; i < n; i++) ok += ranks[i]->err ? 0 : 1;
-  char *text = NULL;
   if (ok == 0) {
     pd_buf b = {0};
     for (size_t i = 0; i < n; i++) pd_buf_printf(&b, "%s%s", i ? "\n" : "", ranks[i]->err);
     *err = pd_buf_take(&b);
-  } else {
-    int *job_of = pd_xmalloc(n * sizeof *job_of);
-    size_t nj = tr_jobs_split(ranks, n, job_of);
-    if (nj > 1) {
-      text = summarize_jobs(path, ranks, n, job_of, nj, opts, !strcmp(format, "json"));
-      if (opts->svg) {
-        char *js = !strcmp(format, "json") ? NULL : summarize_jobs(path, ranks, n, job_of, nj, opts, true);
-        json_t *v = json_loads(js ? js : text, 0, NULL);
-        *opts->svg = tr_svg(v);
-        json_decref(v);
-        free(js);
-      }
-    } else {
-      tr_cross cross;
-      tr_cross_compute(ranks, n, &cross);
-      tr_report rep = {path, ranks, n, &cross, opts->include_last, NULL};
-      text = !strcmp(format, "json") ? tr_summary_json(&rep) : tr_summary_md(&rep);
-      if (opts->svg) {
-        json_t *v = tr_summary_json_value(&rep);
-        *opts->svg = tr_svg(v);
-        json_decref(v);
-      }
-      tr_cross_free(&cross);
-    }
-    free(job_of);
+    return false;
   }
-  return text;
+  int *job_of = pd_xmalloc(n * sizeof *job_of);
+  size_t nj = tr_jobs_split(ranks, n, job_of);
+  if (nj > 1) {
+    if (md) summarize_jobs(path, ranks, n, job_of, nj, opts, md, NULL);
+    if (doc) summarize_jobs(path, ranks, n, job_of, nj, opts, NULL, doc);
+  } else {
+    tr_cross cross;
+    tr_cross_compute(ranks, n, &cross);
+    tr_report rep = {path, ranks, n, &cross, opts->include_last, NULL};
+    if (md) *md = tr_summary_md(&rep);
+    if (doc) *doc = tr_summary_json_value(&rep);
+    tr_cross_free(&cross);
+  }
+  free(job_of);
+  return true;
 }
 
-char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
-  static const tr_options defaults = {"md", 0, false, NULL, NULL};
-  if (!opts) opts = &defaults;
-  const char *format = opts->format ? opts->format : "md";
-  *err = NULL;
-  if (n_failed) *n_failed = 0;
-  if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0) {
-    *err = pd_xasprintf("unknown format '%s' (expected md or json)", format);
-    return NULL;
-  }
+/* The summary in the format asked for, and the SVG when asked, from one rendering. */
+static char *render_text(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **err) {
+  bool json = opts->format && !strcmp(opts->format, "json");
+  char *md = NULL;
+  json_t *doc = NULL;
+  if (!render(path, ranks, n, opts, json ? NULL : &md, json || opts->svg ? &doc : NULL, err)) return NULL;
+  if (opts->svg) *opts->svg = tr_svg(doc);
+  if (json) md = tr_summary_dump(doc);
+  json_decref(doc);
+  return md;
+}
+
+/* Reads every trace file at path (one file, or a folder searched recursively) in parallel.
+ * Returns the ranks (*n of them; free with free_ranks), or NULL with *err. */
+static tr_rank **analyze_path(const char *path, const tr_options *opts, size_t *n, char **err) {
   struct stat sb;
   if (stat(path, &sb) != 0) {
     *err = pd_xasprintf("%s: %s", path, strerror(errno));
@@ -291,18 +285,53 @@ char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed,
   for (long i = 1; i <= started; i++) pthread_join(th[i], NULL);
   free(th);
   pthread_mutex_destroy(&p.mu);
-
-  char *text = render(path, p.out, files.n, opts, err);
-  size_t ok = 0;
-  for (size_t i = 0; i < files.n; i++) ok += p.out[i]->err ? 0 : 1;
-  if (n_failed) *n_failed = (int)(files.n - ok);
-  for (size_t i = 0; i < files.n; i++) {
-    tr_rank_free(p.out[i]);
-    free(files.v[i]);
-  }
-  free(p.out);
+  for (size_t i = 0; i < files.n; i++) free(files.v[i]);
   free(files.v);
+  *n = files.n;
+  return p.out;
+}
+
+/* Frees the ranks; the number that could not be read. */
+static int free_ranks(tr_rank **ranks, size_t n) {
+  int failed = 0;
+  for (size_t i = 0; i < n; i++) {
+    failed += ranks[i]->err != NULL;
+    tr_rank_free(ranks[i]);
+  }
+  free(ranks);
+  return failed;
+}
+
+char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
+  static const tr_options defaults = {"md", 0, false, NULL, NULL};
+  if (!opts) opts = &defaults;
+  const char *format = opts->format ? opts->format : "md";
+  *err = NULL;
+  if (n_failed) *n_failed = 0;
+  if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0) {
+    *err = pd_xasprintf("unknown format '%s' (expected md or json)", format);
+    return NULL;
+  }
+  size_t n = 0;
+  tr_rank **ranks = analyze_path(path, opts, &n, err);
+  if (!ranks) return NULL;
+  char *text = render_text(path, ranks, n, opts, err);
+  int failed = free_ranks(ranks, n);
+  if (n_failed) *n_failed = failed;
   return text;
+}
+
+json_t *tr_summarize_value(const char *path, const tr_options *opts, int *n_failed, char **err) {
+  *err = NULL;
+  if (n_failed) *n_failed = 0;
+  size_t n = 0;
+  tr_rank **ranks = analyze_path(path, opts, &n, err);
+  if (!ranks) return NULL;
+  json_t *doc = NULL;
+  if (render(path, ranks, n, opts, NULL, &doc, err) && opts->svg) *opts->svg = tr_svg(doc);
+  int failed = free_ranks(ranks, n);
+  if (n_failed) *n_failed = failed;
+  return doc;
 }
 
 char *tr_summarize(const char *path, const char *format, char **err) {
@@ -388,18 +417,13 @@ char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_fail
     o.include_last = first_last;
     o.gpu = first_gpu;
     char *path = common_dir(ranks, got);
-    text = render(path, ranks, got, &o, err);
+    text = render_text(path, ranks, got, &o, err);
     free(path);
   } else if (!*err) {
     *err = pd_xstrdup("no partials to merge");
   }
-  size_t failed = 0;
-  for (size_t i = 0; i < got; i++) {
-    failed += ranks[i]->err != NULL;
-    tr_rank_free(ranks[i]);
-  }
-  if (n_failed) *n_failed = (int)failed;
-  free(ranks);
+  int failed = free_ranks(ranks, got);
+  if (n_failed) *n_failed = failed;
   free(first_gpu);
   return text;
 }

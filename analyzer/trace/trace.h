@@ -4,6 +4,7 @@
 #ifndef PD_TRACE_H
 #define PD_TRACE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,6 +25,11 @@ typedef struct {
 /* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be
  * read; when every file failed (or there are none) it returns NULL with *err set. */
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err);
+
+/* The summary as the JSON document `--format json` prints (new reference; opts->format is not
+ * looked at, opts->svg is honoured), for callers that read it: no text in between. NULL with
+ * *err as tr_summarize_opts. */
+json_t *tr_summarize_value(const char *path, const tr_options *opts, int *n_failed, char **err);
 
 /* `trace --partial FILE`: the analysis of one file as a mergeable partial document (JSON text,
  * trace/partial.h; caller frees). A file that cannot be read still gives a partial, carrying its
