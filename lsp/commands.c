@@ -33,16 +33,9 @@ static char *summary_path(const char *path) {
 }
 
 static bool write_text(const char *path, const char *text, char **err) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
-    return false;
-  }
-  size_t n = strlen(text);
-  bool ok = fwrite(text, 1, n, f) == n;
-  if (fclose(f) != 0) ok = false;
-  if (!ok) *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
-  return ok;
+  if (pd_write_file(path, text)) return true;
+  *err = pd_xasprintf("cannot write %s: %s", path, strerror(errno));
+  return false;
 }
 
 json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {

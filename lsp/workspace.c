@@ -205,17 +205,21 @@ static void publish(ws_workspace *s, const char *uri) {
 
 /* The rule catalog is compiled once (it costs several times an analysis) and kept until the
  * settings or the user's rule file change. Problems with the rule file are shown once, here. */
-static const au_rules *rules_for(ws_workspace *s) {
-  if (!s->rules) {
-    char **errs = NULL;
-    size_t n = 0;
-    s->rules = au_rules_load(s->cfg.extra_rules, &errs, &n);
-    for (size_t i = 0; i < n; i++) {
-      s->host.warn(s->host.ctx, errs[i]);
-      free(errs[i]);
-    }
-    free(errs);
+/* The catalog with a user rule file (NULL: none); its problems are shown once, here. */
+static au_rules *load_rules(ws_workspace *s, const char *extra_rules) {
+  char **errs = NULL;
+  size_t n = 0;
+  au_rules *r = au_rules_load(extra_rules, &errs, &n);
+  for (size_t i = 0; i < n; i++) {
+    s->host.warn(s->host.ctx, errs[i]);
+    free(errs[i]);
   }
+  free(errs);
+  return r;
+}
+
+static const au_rules *rules_for(ws_workspace *s) {
+  if (!s->rules) s->rules = load_rules(s, s->cfg.extra_rules);
   return s->rules;
 }
 
@@ -277,16 +281,7 @@ static const au_settings *settings_for(ws_workspace *s, const char *path, ws_pro
 static const au_rules *project_rules(ws_workspace *s, ws_project *p) {
   if (!p || !p->cfg.extra_rules || (s->cfg.extra_rules && !strcmp(p->cfg.extra_rules, s->cfg.extra_rules)))
     return rules_for(s);
-  if (!p->rules) {
-    char **errs = NULL;
-    size_t n = 0;
-    p->rules = au_rules_load(p->cfg.extra_rules, &errs, &n);
-    for (size_t i = 0; i < n; i++) {
-      s->host.warn(s->host.ctx, errs[i]);
-      free(errs[i]);
-    }
-    free(errs);
-  }
+  if (!p->rules) p->rules = load_rules(s, p->cfg.extra_rules);
   return p->rules;
 }
 

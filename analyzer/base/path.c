@@ -16,6 +16,17 @@ const char *pd_read_error(int err) {
   return strerror(err);
 }
 
+bool pd_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return false;
+  size_t n = strlen(text);
+  bool ok = fwrite(text, 1, n, f) == n;
+  int saved = errno;
+  if (fclose(f) != 0) return false;
+  if (!ok) errno = saved;
+  return ok;
+}
+
 char *pd_read_file(const char *path, size_t max_bytes, size_t *len) {
   struct stat pre;
   if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode)) {

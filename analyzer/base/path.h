@@ -2,6 +2,7 @@
 #ifndef PD_BASE_PATH_H
 #define PD_BASE_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Reads a whole regular file. Returns a NUL-terminated copy (caller frees) and its length,
@@ -10,6 +11,8 @@
 char *pd_read_file(const char *path, size_t max_bytes, size_t *len);
 /* The message for a pd_read_file failure (errno value err). Static string. */
 const char *pd_read_error(int err);
+/* Writes text (NUL-terminated) to path, replacing it. False with errno set on failure. */
+bool pd_write_file(const char *path, const char *text);
 
 /* Lexically normalised path: `a/./b/../c` -> `a/c`, no trailing slash, "." for empty. It does
  * not touch the file system (symbolic links are not resolved). Caller frees. */

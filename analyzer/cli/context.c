@@ -1,14 +1,12 @@
 /* `perf-doctor context SCRIPT [--format json|text] [--gpu TYPE] [--model-config-dir DIR]` */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
 #include "audit/facts.h"
-#include "base/limits.h"
-#include "base/path.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 
 static int context_usage(FILE *f) {
   fputs("usage: perf-doctor context SCRIPT [--format json|text] [--gpu TYPE]\n"
@@ -46,15 +44,9 @@ int pd_cmd_context(int argc, char **argv) {
     fprintf(stderr, "perf-doctor context: --format must be json or text\n");
     return 2;
   }
-  size_t len;
-  char *text = pd_read_file(script, PD_MAX_FILE_BYTES, &len);
-  if (!text) {
-    fprintf(stderr, "perf-doctor context: %s: %s\n", script, pd_read_error(errno));
-    return 2;
-  }
-  sm_model *m = sm_build(script, text, len, NULL, &opt);
+  sm_model *m = co_read_model("context", script, &opt);
+  if (!m) return 2;
   au_facts *facts = af_compute(m);
-  free(text);
   if (!strcmp(format, "json")) {
     json_t *j = au_context_json(m, facts);
     json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -8,6 +8,8 @@
 
 #include "base/alloc.h"
 #include "base/device.h"
+#include "base/limits.h"
+#include "base/path.h"
 #include "base/str.h"
 
 const char *co_default_lang(void) {
@@ -206,4 +208,16 @@ au_config co_config(const co_opts *o, const au_settings *s) {
   c.args = o->args;
   c.nargs = o->nargs;
   return c;
+}
+
+sm_model *co_read_model(const char *cmd, const char *script, const sm_options *opt) {
+  size_t len;
+  char *text = pd_read_file(script, PD_MAX_FILE_BYTES, &len);
+  if (!text) {
+    fprintf(stderr, "perf-doctor %s: %s: %s\n", cmd, script, pd_read_error(errno));
+    return NULL;
+  }
+  sm_model *m = sm_build(script, text, len, NULL, opt);
+  free(text);
+  return m;
 }

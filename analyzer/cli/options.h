@@ -40,6 +40,10 @@ int co_settings(const char *cmd, const co_opts *o, const char *script, au_settin
  * pointers borrow from s and o. */
 au_config co_config(const co_opts *o, const au_settings *s);
 
+/* The model of one script read from disk (for `context` and `profile`); NULL after printing
+ * "perf-doctor CMD: SCRIPT: why" when it cannot be read. Caller frees with sm_model_free. */
+sm_model *co_read_model(const char *cmd, const char *script, const sm_options *opt);
+
 /* en, or zh when the locale says Chinese. */
 const char *co_default_lang(void);
 

@@ -7,7 +7,6 @@
  * `prof.step()` calls from 0 in this launch (one per training step), and the trace is written
  * when step `end` completes; traces go to `traces/<tb-experiment-name>/train_trace/` relative
  * to the Ray actor's working directory, one file per training rank. */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +15,8 @@
 #include "audit/audit.h"
 #include "audit/facts.h"
 #include "base/alloc.h"
-#include "base/limits.h"
-#include "base/path.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 
 static const char usage[] =
     "usage: perf-doctor profile SCRIPT [--format md|json] [--gpu TYPE] [--model-config-dir DIR]\n"
@@ -159,14 +157,8 @@ int pd_cmd_profile(int argc, char **argv) {
     fprintf(stderr, "perf-doctor profile: unknown format '%s' (md, json)\n", format);
     return 2;
   }
-  size_t len;
-  char *text = pd_read_file(script, PD_MAX_FILE_BYTES, &len);
-  if (!text) {
-    fprintf(stderr, "perf-doctor profile: %s: %s\n", script, pd_read_error(errno));
-    return 2;
-  }
-  sm_model *m = sm_build(script, text, len, NULL, &opt);
-  free(text);
+  sm_model *m = co_read_model("profile", script, &opt);
+  if (!m) return 2;
   if (!m->train_line_found) {
     fprintf(stderr, "perf-doctor profile: %s: no `relax.entrypoints.train` launch found\n", script);
     sm_model_free(m);

@@ -68,13 +68,9 @@ static au_rules *load(const char *cmd, const char *file, int *status) {
 }
 
 static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    fprintf(stderr, "perf-doctor rules: %s: %s\n", path, strerror(errno));
-    if (f) fclose(f);
-    return 2;
-  }
-  return 0;
+  if (pd_write_file(path, text)) return 0;
+  fprintf(stderr, "perf-doctor rules: %s: %s\n", path, strerror(errno));
+  return 2;
 }
 
 /* DIR/README.md + DIR/R-X.md (en), DIR/zh/README.md + DIR/zh/R-X.md. */

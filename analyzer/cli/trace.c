@@ -8,6 +8,7 @@
 #include "trace/trace.h"
 #include "base/device.h"
 #include "base/alloc.h"
+#include "base/path.h"
 #include "base/str.h"
 
 static void trace_usage(FILE *f) {
@@ -34,9 +35,7 @@ static void trace_usage(FILE *f) {
 }
 
 static bool write_svg(const char *path, const char *svg) {
-  FILE *f = fopen(path, "w");
-  bool ok = f && fputs(svg, f) >= 0;
-  if (f && fclose(f) != 0) ok = false;
+  bool ok = pd_write_file(path, svg);
   if (!ok) fprintf(stderr, "perf-doctor trace: --svg %s: cannot write\n", path);
   return ok;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "trace/summary.h"
 
 /* A figure over a sample (every rank's steps): mean and standard deviation. */
 typedef struct {
@@ -27,21 +28,6 @@ static double st_std(const stat *s) {
   return v > 0 ? sqrt(v) : 0;
 }
 
-static double num(const json_t *o, const char *k) {
-  const json_t *v = json_object_get(o, k);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* An integer field for display: the value, or -1 when absent or not finite (a summary is data). */
-static long long inum(const json_t *o, const char *k) {
-  double v = num(o, k);
-  return isfinite(v) && fabs(v) < 9e18 ? (long long)v : -1;
-}
-
-static const json_t *job_of(const json_t *summary) {
-  const json_t *jobs = json_object_get(summary, "jobs");
-  return json_is_array(jobs) && json_array_size(jobs) ? json_array_get(jobs, 0) : summary;
-}
 
 #define FOREACH_RANK(sum, rk)                                                                   \
   for (size_t ri_ = 0; ri_ < json_array_size(json_object_get(sum, "ranks")); ri_++)             \
@@ -93,13 +79,13 @@ static totals totals_of(const json_t *sum) {
     size_t i;
     json_t *s;
     json_array_foreach(steps, i, s) {
-      st_add(&t.step_ms, num(s, "window_us") / 1000);
-      for (size_t k = 0; k < NSHARES; k++) st_add(&t.share[k], num(s, shares[k].key));
+      st_add(&t.step_ms, tr_summary_num(s, "window_us") / 1000);
+      for (size_t k = 0; k < NSHARES; k++) st_add(&t.share[k], tr_summary_num(s, shares[k].key));
     }
-    json_array_foreach(json_object_get(json_object_get(rk, "flops"), "steps"), i, s) st_add(&t.mfu, num(s, "mfu_pct"));
+    json_array_foreach(json_object_get(json_object_get(rk, "flops"), "steps"), i, s) st_add(&t.mfu, tr_summary_num(s, "mfu_pct"));
     const json_t *m = json_object_get(rk, "memory");
     if (json_is_true(json_object_get(m, "measured"))) {
-      double r = num(m, "peak_reserved_bytes") / 1073741824.0, al = num(m, "peak_allocated_bytes") / 1073741824.0;
+      double r = tr_summary_num(m, "peak_reserved_bytes") / 1073741824.0, al = tr_summary_num(m, "peak_allocated_bytes") / 1073741824.0;
       if (!(t.reserved >= r)) t.reserved = r;
       if (!(t.allocated >= al)) t.allocated = al;
     }
@@ -129,7 +115,7 @@ static krow *kr_get(krows *k, const char *key) {
 
 static void op_key(pd_buf *b, const json_t *o) {
   pd_buf_printf(b, "%s [B%lld M%lld N%lld K%lld %s]", json_string_value(json_object_get(o, "name")),
-                inum(o, "B"), inum(o, "M"), inum(o, "N"), inum(o, "K"),
+                tr_summary_int(o, "B"), tr_summary_int(o, "M"), tr_summary_int(o, "N"), tr_summary_int(o, "K"),
                 json_string_value(json_object_get(o, "dtype")) ? json_string_value(json_object_get(o, "dtype")) : "");
 }
 
@@ -151,17 +137,17 @@ static void collect(krows *k, const json_t *sum, const totals *t, int side, int 
       double us, calls;
       if (kind == 0) {
         op_key(&key, o);
-        calls = num(o, "calls");
-        us = calls * num(o, "kernel_us_mean");
+        calls = tr_summary_num(o, "calls");
+        us = calls * tr_summary_num(o, "kernel_us_mean");
       } else if (kind == 1) {
         pd_buf_puts(&key, json_string_value(json_object_get(o, "name")) ? json_string_value(json_object_get(o, "name")) : "");
-        calls = num(o, "count");
-        us = num(o, "sum_us");
+        calls = tr_summary_num(o, "count");
+        us = tr_summary_num(o, "sum_us");
       } else {
         pd_buf_printf(&key, "%s %lld B, group %lld", json_string_value(json_object_get(o, "collective")),
-                      inum(o, "bytes"), inum(o, "group_size"));
-        calls = num(o, "count");
-        us = calls * num(o, "time_us_mean");
+                      tr_summary_int(o, "bytes"), tr_summary_int(o, "group_size"));
+        calls = tr_summary_num(o, "count");
+        us = calls * tr_summary_num(o, "time_us_mean");
       }
       krow *r = kr_get(k, key.data ? key.data : "");
       pd_buf_free(&key);
@@ -206,7 +192,7 @@ static json_t *memory_delta(const totals *b, const totals *a) {
 }
 
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path) {
-  const json_t *jb = job_of(before), *ja = job_of(after);
+  const json_t *jb = tr_summary_job(before), *ja = tr_summary_job(after);
   totals tb = totals_of(jb), ta = totals_of(ja);
   json_t *d = json_object();
   json_object_set_new(d, "before_path", json_string(before_path));
@@ -233,19 +219,19 @@ json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const
 }
 
 static void fig_md(pd_buf *b, const json_t *f) {
-  double bv = num(f, "before"), av = num(f, "after");
+  double bv = tr_summary_num(f, "before"), av = tr_summary_num(f, "after");
   if (!isfinite(bv) && !isfinite(av)) {
     pd_buf_printf(b, "| %s | not measured | not measured | — | |\n", json_string_value(json_object_get(f, "name")));
     return;
   }
   pd_buf_printf(b, "| %s |", json_string_value(json_object_get(f, "name")));
   const char *unit = json_string_value(json_object_get(f, "unit"));
-  double sb = num(f, "before_std"), sa = num(f, "after_std");
+  double sb = tr_summary_num(f, "before_std"), sa = tr_summary_num(f, "after_std");
   if (isfinite(bv)) pd_buf_printf(b, " %.2f ± %.2f |", bv, sb);
   else pd_buf_puts(b, " not measured |");
   if (isfinite(av)) pd_buf_printf(b, " %.2f ± %.2f |", av, sa);
   else pd_buf_puts(b, " not measured |");
-  double c = num(f, "change"), cp = num(f, "change_pct");
+  double c = tr_summary_num(f, "change"), cp = tr_summary_num(f, "change_pct");
   if (isfinite(c)) pd_buf_printf(b, " %+.2f %s", c, strstr(unit, "%") ? "pts" : unit);
   else pd_buf_puts(b, " —");
   if (isfinite(cp) && !strstr(unit, "%")) pd_buf_printf(b, " (%+.1f %%)", cp);
@@ -264,7 +250,7 @@ static void rows_md(pd_buf *b, const char *title, const json_t *rows) {
   json_array_foreach(rows, i, r) {
     if (i >= 10) break;
     pd_buf_printf(b, "| `%s` | %.1f | %.1f | %+.1f | %s |\n", json_string_value(json_object_get(r, "name")),
-                  num(r, "before_us_per_step"), num(r, "after_us_per_step"), num(r, "change_us_per_step"),
+                  tr_summary_num(r, "before_us_per_step"), tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"),
                   json_is_true(json_object_get(r, "significant")) ? "**yes**" : "no");
   }
 }
@@ -275,7 +261,7 @@ char *tr_compare_md(const json_t *cmp) {
   pd_buf_printf(&b, "# Trace comparison\n\n- Before: `%s`\n- After: `%s`\n- %s (step noise %.0f µs).\n\n",
                 json_string_value(json_object_get(d, "before_path")), json_string_value(json_object_get(d, "after_path")),
                 json_string_value(json_object_get(json_object_get(d, "noise"), "rule")),
-                num(json_object_get(d, "noise"), "step_noise_us"));
+                tr_summary_num(json_object_get(d, "noise"), "step_noise_us"));
   pd_buf_puts(&b, "| Figure | Before (mean ± sd over steps) | After | Change | Significant |\n|---|---|---|---|---|\n");
   fig_md(&b, json_object_get(d, "step"));
   size_t i;
@@ -283,7 +269,7 @@ char *tr_compare_md(const json_t *cmp) {
   json_array_foreach(json_object_get(d, "shares"), i, f) fig_md(&b, f);
   fig_md(&b, json_object_get(d, "mfu"));
   json_array_foreach(json_object_get(d, "memory"), i, f) {
-    double bv = num(f, "before"), av = num(f, "after");
+    double bv = tr_summary_num(f, "before"), av = tr_summary_num(f, "after");
     pd_buf_printf(&b, "| GPU memory %s (max over ranks) |", json_string_value(json_object_get(f, "name")));
     if (isfinite(bv)) pd_buf_printf(&b, " %.2f GiB |", bv);
     else pd_buf_puts(&b, " not measured |");

@@ -481,17 +481,25 @@ static bool want_raw(ps *s, tr_slice *out, int depth) {
   return true;
 }
 
+/* The key as plain bytes: itself, or decoded into buf (never needed in practice, but it keeps the
+ * comparisons right). False when an escaped key is too long to be one of ours. */
+#define KEY_BUF 32
+static bool plain_key(const tr_slice *key, char buf[KEY_BUF], tr_slice *out) {
+  *out = *key;
+  if (!key->escaped) return true;
+  if (key->n >= KEY_BUF) return false;
+  *out = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
+  return true;
+}
+
 #define IS(lit) (k->n == sizeof(lit) - 1 && !memcmp(k->p, lit, sizeof(lit) - 1))
 
 /* One args key: the fields the analyses read. Dispatched on the key's length first: a CPU op
  * with record_shapes carries a dozen keys, and most events none of ours. */
 static bool arg_field(ps *s, const tr_slice *key, tr_event *ev) {
-  tr_slice plain = *key;
-  char buf[32];
-  if (key->escaped) { /* never in practice; decode so that the comparisons below hold */
-    if (key->n >= sizeof buf) return value(s, 2);
-    plain = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
-  }
+  tr_slice plain;
+  char buf[KEY_BUF];
+  if (!plain_key(key, buf, &plain)) return value(s, 2);
   const tr_slice *k = &plain;
   switch (k->n) {
   case 3:
@@ -577,12 +585,9 @@ static bool args_object(ps *s, tr_event *ev) {
 
 /* One top-level key's value; the keys are dispatched on their length first. */
 static bool top_field(ps *s, const tr_slice *key, tr_event *ev) {
-  tr_slice plain = *key;
-  char buf[32];
-  if (key->escaped) { /* never in practice; decode so that the comparisons below hold */
-    if (key->n >= sizeof buf) return value(s, 1);
-    plain = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
-  }
+  tr_slice plain;
+  char buf[KEY_BUF];
+  if (!plain_key(key, buf, &plain)) return value(s, 1);
   const tr_slice *k = &plain;
   switch (k->n) {
   case 2:

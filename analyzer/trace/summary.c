@@ -437,6 +437,21 @@ static json_t *json_rank(const tr_report *rep, size_t i) {
   return o;
 }
 
+double tr_summary_num(const json_t *o, const char *key) {
+  const json_t *v = json_object_get(o, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+long long tr_summary_int(const json_t *o, const char *key) {
+  double v = tr_summary_num(o, key);
+  return isfinite(v) && fabs(v) < 9e18 ? (long long)v : -1;
+}
+
+const json_t *tr_summary_job(const json_t *summary) {
+  const json_t *jobs = json_object_get(summary, "jobs");
+  return json_is_array(jobs) && json_array_size(jobs) ? json_array_get(jobs, 0) : summary;
+}
+
 char *tr_summary_dump(const json_t *doc) {
   char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
   char *out = pd_xstrdup(s ? s : "{}");

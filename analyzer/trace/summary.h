@@ -26,5 +26,12 @@ char *tr_summary_md(const tr_report *rep);
 json_t *tr_summary_json_value(const tr_report *rep);
 /* A summary document as the text `trace --format json` prints (caller frees). */
 char *tr_summary_dump(const json_t *doc);
+/* Reading a summary document back (compare, svg): a number field (NAN when absent), an integer
+ * field for display (-1 when absent or not finite: a summary read back is data), and the job a
+ * reader works on (the first of a folder of several, else the summary itself). */
+double tr_summary_num(const json_t *o, const char *key);
+long long tr_summary_int(const json_t *o, const char *key);
+const json_t *tr_summary_job(const json_t *summary);
+
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "trace/summary.h"
 
 #define W 960
 #define LEFT 90   /* room for the rank labels */
@@ -26,16 +27,6 @@ static const struct {
 };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
-static double num(const json_t *o, const char *k) {
-  const json_t *v = json_object_get(o, k);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* An integer field for display: the value, or -1 when absent or not finite (a summary is data). */
-static long long inum(const json_t *o, const char *k) {
-  double v = num(o, k);
-  return isfinite(v) && fabs(v) < 9e18 ? (long long)v : -1;
-}
 
 static long rank_no(const json_t *rk, size_t i) {
   const json_t *r = json_object_get(rk, "rank");
@@ -68,7 +59,7 @@ static double bars(pd_buf *b, const json_t *ranks, size_t n, double y) {
     double tot = 0;
     size_t k;
     json_t *s;
-    json_array_foreach(json_object_get(json_array_get(ranks, i), "steps"), k, s) tot += num(s, "window_us") / 1000;
+    json_array_foreach(json_object_get(json_array_get(ranks, i), "steps"), k, s) tot += tr_summary_num(s, "window_us") / 1000;
     if (tot > max) max = tot;
   }
   pd_buf_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Profiled steps per rank, "
@@ -93,15 +84,15 @@ static double bars(pd_buf *b, const json_t *ranks, size_t n, double y) {
     json_array_foreach(json_object_get(rk, "steps"), si, s) {
       double x0 = x;
       for (size_t k = 0; k < NKINDS; k++) {
-        double w = num(s, kinds[k].key) / 1000 * scale;
+        double w = tr_summary_num(s, kinds[k].key) / 1000 * scale;
         if (!(w > 0)) continue;
         pd_buf_printf(b, "<rect class=\"seg\" data-rank=\"%ld\" data-step=\"%lld\" data-kind=\"%s\" x=\"%.2f\" y=\"%.1f\" "
                       "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>rank %ld step %lld: %s %.2f ms</title></rect>\n",
-                      rank_no(rk, i), inum(s, "step"), kinds[k].label, x, y, w, ROW, kinds[k].color,
-                      rank_no(rk, i), inum(s, "step"), kinds[k].label, num(s, kinds[k].key) / 1000);
+                      rank_no(rk, i), tr_summary_int(s, "step"), kinds[k].label, x, y, w, ROW, kinds[k].color,
+                      rank_no(rk, i), tr_summary_int(s, "step"), kinds[k].label, tr_summary_num(s, kinds[k].key) / 1000);
         x += w;
       }
-      x = x0 + num(s, "window_us") / 1000 * scale; /* the step's own width: what the kinds leave is unattributed */
+      x = x0 + tr_summary_num(s, "window_us") / 1000 * scale; /* the step's own width: what the kinds leave is unattributed */
       pd_buf_printf(b, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#fff\"/>\n", x, y, x, y + ROW);
     }
   }
@@ -118,7 +109,7 @@ static double memory(pd_buf *b, const json_t *ranks, size_t n, double y) {
     if (!json_is_true(json_object_get(m, "measured"))) continue;
     size_t k;
     json_t *s;
-    json_array_foreach(json_object_get(m, "steps"), k, s) if (num(s, "peak_reserved_bytes") > max) max = num(s, "peak_reserved_bytes");
+    json_array_foreach(json_object_get(m, "steps"), k, s) if (tr_summary_num(s, "peak_reserved_bytes") > max) max = tr_summary_num(s, "peak_reserved_bytes");
     if (json_array_size(json_object_get(m, "steps")) > steps) steps = json_array_size(json_object_get(m, "steps"));
   }
   pd_buf_printf(b, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Peak reserved GPU memory per step</text>\n", y);
@@ -144,7 +135,7 @@ static double memory(pd_buf *b, const json_t *ranks, size_t n, double y) {
     size_t k;
     json_t *s;
     json_array_foreach(json_object_get(m, "steps"), k, s)
-      pd_buf_printf(b, "%.1f,%.1f ", LEFT + k * dx, top + h - num(s, "peak_reserved_bytes") / max * h);
+      pd_buf_printf(b, "%.1f,%.1f ", LEFT + k * dx, top + h - tr_summary_num(s, "peak_reserved_bytes") / max * h);
     pd_buf_puts(b, "\"/>\n");
   }
   pd_buf_printf(b, "<text class=\"axis-label\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">profiled step "
@@ -165,12 +156,12 @@ static double heat(pd_buf *b, const json_t *ranks, size_t n, double y) {
   for (size_t s = 0; s < steps; s++, y += ROW + 2) {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-      double v = num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
+      double v = tr_summary_num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
       if (isfinite(v)) lo = fmin(lo, v), hi = fmax(hi, v);
     }
     pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">step %zu</text>\n", LEFT - 6, y + ROW - 5, s + 1);
     for (size_t i = 0; i < n; i++) {
-      double v = num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
+      double v = tr_summary_num(json_array_get(json_object_get(json_array_get(ranks, i), "steps"), s), "compute_us");
       if (!isfinite(v)) continue;
       double f = hi > lo ? (v - lo) / (hi - lo) : 0;
       pd_buf_printf(b, "<rect class=\"heat\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"hsl(20,80%%,%.0f%%)\">"
@@ -184,8 +175,7 @@ static double heat(pd_buf *b, const json_t *ranks, size_t n, double y) {
 }
 
 char *tr_svg(const json_t *summary) {
-  const json_t *jobs = json_object_get(summary, "jobs");
-  if (json_is_array(jobs) && json_array_size(jobs)) summary = json_array_get(jobs, 0);
+  summary = tr_summary_job(summary);
   /* the readable ranks, at most MAX_RANKS */
   json_t *ranks = json_array();
   size_t i, total = 0;
