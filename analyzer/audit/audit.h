@@ -79,6 +79,9 @@ const char *au_rule_id(const au_rules *rules, size_t i);
  * skip_if, verified, cases with their `when` and `cost` sources, example...), with "severity"
  * replaced by a severity-only override of a user file. New reference; NULL past the end. */
 json_t *au_rule_json(const au_rules *rules, size_t i);
+/* The "evidence" entry of rule `id` as the catalog writes it (borrowed: valid while rules live),
+ * or NULL when it has none. */
+const json_t *au_rule_evidence(const au_rules *rules, const char *id);
 /* Rule `id` as a markdown page (why, when it fires, fix, skip-if, sources, example, how to turn it
  * off) in lang; NULL when no rule has that id. Caller frees. */
 char *au_rule_page(const au_rules *rules, const char *id, const char *lang);

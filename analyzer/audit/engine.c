@@ -502,6 +502,11 @@ json_t *au_rule_json(const au_rules *rules, size_t i) {
   return j;
 }
 
+const json_t *au_rule_evidence(const au_rules *rules, const char *id) {
+  const ac_rule *r = rules && id ? ac_find(rules->cat, id) : NULL;
+  return r && r->json ? json_object_get(r->json, "evidence") : NULL;
+}
+
 bool au_rule_needs_engine(const au_rules *rules, const char *id) {
   for (size_t i = 0; rules && id && i < rules->cat->n; i++)
     if (!strcmp(rules->cat->rules[i].id, id)) return rules->cat->rules[i].needs_engine;

@@ -54,8 +54,6 @@ struct evd_trace {
   double device_gib; /* device_total_bytes of the ranks, 0 when not known */
 };
 
-size_t evd_measure_count(void) { return M_COUNT; }
-const char *evd_measure_name(size_t i) { return i < M_COUNT ? measures[i].name : NULL; }
 
 static void add(measure *m, double v, long rank) {
   if (!isfinite(v)) return;
@@ -165,20 +163,12 @@ void evd_trace_free(evd_trace *t) {
   free(t);
 }
 
-const char *evd_note(const evd_trace *t) { return t->note; }
 const char *evd_path(const evd_trace *t) { return t->path; }
 
 static int measure_id(const char *name) {
   for (int k = 0; name && k < M_COUNT; k++)
     if (!strcmp(measures[k].name, name)) return k;
   return -1;
-}
-
-bool evd_measure(const evd_trace *t, const char *name, double *value) {
-  int k = measure_id(name);
-  if (k < 0 || !t->m[k].have) return false;
-  *value = t->m[k].value;
-  return true;
 }
 
 /* "OP RHS" with RHS a number, a fact, or NUMBER*fact. False when it does not parse or the fact
@@ -209,16 +199,6 @@ done:
   return true;
 }
 
-static json_t *rule_evidence(const au_rules *rules, const char *id) {
-  for (size_t i = 0; i < au_rules_count(rules); i++) {
-    if (strcmp(au_rule_id(rules, i), id) != 0) continue;
-    json_t *j = au_rule_json(rules, i);
-    json_t *e = json_incref(json_object_get(j, "evidence"));
-    json_decref(j);
-    return e;
-  }
-  return NULL;
-}
 
 static char *measured_text(const evd_trace *t, int k) {
   const measure *m = &t->m[k];
@@ -323,10 +303,9 @@ size_t evd_apply(au_result *r, const evd_trace *t) {
   size_t n = 0;
   for (size_t i = 0; i < r->nfindings; i++) {
     au_finding *f = &r->findings[i];
-    json_t *spec = rule_evidence(r->rules, f->rule);
+    const json_t *spec = au_rule_evidence(r->rules, f->rule);
     if (!spec) continue;
     judge(f, t, spec, r->facts);
-    json_decref(spec);
     n++;
   }
   return n;

@@ -17,19 +17,12 @@
 
 typedef struct evd_trace evd_trace; /* opaque: the measures of one trace folder */
 
-/* Reads the measures from `summary` (borrowed; a multi-job summary uses its first job and says
- * so in evd_note). `path` is what the user linked. Never NULL; caller frees. */
+/* Reads the measures from `summary` (borrowed; a multi-job summary uses its first job and the
+ * report says so). `path` is what the user linked. Never NULL; caller frees. */
 evd_trace *evd_trace_from(const json_t *summary, const char *path);
 void evd_trace_free(evd_trace *t);
 /* The path the measures were read from (as given to evd_trace_from). */
 const char *evd_path(const evd_trace *t);
-/* A sentence about how the trace was read ("3 jobs in the folder: the first is used"), or NULL. */
-const char *evd_note(const evd_trace *t);
-
-/* The names evidence entries may use, and a measure's value (false when not measured). */
-size_t evd_measure_count(void);
-const char *evd_measure_name(size_t i);
-bool evd_measure(const evd_trace *t, const char *name, double *value);
 
 /* Attaches evidence to the findings of r whose rule has an "evidence" entry; a contradicted
  * finding is downgraded one level (severity_before keeps the old one). Returns how many findings

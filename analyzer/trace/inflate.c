@@ -228,9 +228,6 @@ ssize_t tr_src_read(tr_src *s, char *buf, size_t n) {
 
 const char *tr_src_error(const tr_src *s) { return s->err; }
 bool tr_src_gzip(const tr_src *s) { return s->eng != ENG_NONE; }
-const char *tr_src_engine(const tr_src *s) {
-  return s->eng == ENG_ISAL ? "isa-l" : s->eng == ENG_ZLIB ? "zlib" : "none";
-}
 
 void tr_src_close(tr_src *s) {
   if (!s) return;

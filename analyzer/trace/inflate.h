@@ -28,7 +28,6 @@ ssize_t tr_src_read(tr_src *s, char *buf, size_t n);
 const char *tr_src_error(const tr_src *s);
 
 bool tr_src_gzip(const tr_src *s);      /* the file is gzip-compressed */
-const char *tr_src_engine(const tr_src *s); /* "isa-l", "zlib" or "none" (not compressed) */
 
 /* The inflater this build uses by default: "isa-l" or "zlib". */
 const char *tr_inflate_default(void);

@@ -1,7 +1,6 @@
 #include "trace/read.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +64,7 @@ static bool rd_fill(rd *r) {
     r->cap *= 2;
     r->buf = pd_xrealloc(r->buf, r->cap);
   }
-  size_t want = r->cap - r->len;
-  if (want > INT_MAX) want = INT_MAX;
-  ssize_t n = tr_src_read(r->src, r->buf + r->len, want);
+  ssize_t n = tr_src_read(r->src, r->buf + r->len, r->cap - r->len);
   if (n > 0) {
     r->len += (size_t)n;
     return true;
