@@ -285,13 +285,20 @@ static const au_rules *project_rules(ws_workspace *s, ws_project *p) {
   return p->rules;
 }
 
-au_config ws_audit_config(ws_workspace *s, const char *path) {
+/* The audit configuration for path, and (cfg) the settings it was made from. */
+static au_config audit_config(ws_workspace *s, const char *path, const au_settings **cfg) {
   ws_project *p;
-  au_config c = au_settings_config(settings_for(s, path, &p));
+  *cfg = settings_for(s, path, &p);
+  au_config c = au_settings_config(*cfg);
   c.rules = project_rules(s, p);
   c.reader = &s->reader;
   c.workspace_root = root_for(s, path);
   return c;
+}
+
+au_config ws_audit_config(ws_workspace *s, const char *path) {
+  const au_settings *cfg;
+  return audit_config(s, path, &cfg);
 }
 
 sm_options ws_model_options(ws_workspace *s, const char *path) {
@@ -315,9 +322,7 @@ static char *trace_of(ws_workspace *s, const ws_doc *d, const au_result *r, cons
   return r->model->launch_script ? tc_default_dir(r->model, s->roots, s->nroots) : NULL;
 }
 
-static void attach_evidence(ws_workspace *s, ws_doc *d, au_result *r) {
-  ws_project *p;
-  const au_settings *cfg = settings_for(s, ws_doc_path(d), &p);
+static void attach_evidence(ws_workspace *s, ws_doc *d, au_result *r, const au_settings *cfg) {
   char *dir = trace_of(s, d, r, cfg);
   if (!dir) return;
   const char *err;
@@ -387,7 +392,8 @@ void ws_analyse(ws_workspace *s, ws_doc *d) {
     return;
   }
   const TSTree *tree = doc_parse(d->doc, s->parser);
-  au_config ac = ws_audit_config(s, ws_doc_path(d));
+  const au_settings *cfg;
+  au_config ac = audit_config(s, ws_doc_path(d), &cfg);
   /* Typing in a long script: the model's build resumes at the statement being edited. */
   sm_resume rs = {.checkpoint = d->ckpt,
                   .focus = (uint32_t)(d->doc->edit_at < UINT32_MAX ? d->doc->edit_at : UINT32_MAX)};
@@ -396,7 +402,7 @@ void ws_analyse(ws_workspace *s, ws_doc *d) {
     rs.unchanged_before = d->doc->same_before < UINT32_MAX ? (uint32_t)d->doc->same_before : UINT32_MAX;
   ac.resume = &rs;
   au_result *r = au_run(ws_doc_path(d), d->doc->text, d->doc->len, tree, &ac);
-  attach_evidence(s, d, r);
+  attach_evidence(s, d, r, cfg);
   d->ckpt = rs.checkpoint;
   d->ckpt_gen = d->doc->gen;
   double t1 = now_ms();
