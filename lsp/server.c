@@ -464,13 +464,17 @@ static void on_code_action(srv *s, const rpc_message *m) {
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 
-/* A path argument (a URI, an absolute path, or a path relative to the first workspace root);
- * NULL when arg is not a string. Caller frees. */
-static char *command_path(srv *s, const json_t *arg) {
+/* The i-th argument of an executeCommand: a string, or an object's "uri" (else "path"). */
+static const char *command_arg(const rpc_message *m, size_t i) {
+  json_t *arg = json_array_get(json_object_get(m->params, "arguments"), i);
   if (json_is_object(arg)) arg = json_object_get(arg, json_object_get(arg, "uri") ? "uri" : "path");
-  const char *what = json_string_value(arg);
+  return json_string_value(arg);
+}
+
+/* A path argument (a URI, an absolute path, or a path relative to the first workspace root) as
+ * a path; NULL when what is NULL. Caller frees. */
+static char *command_path(srv *s, const char *what) {
   if (!what) return NULL;
-  if (!*what) return pd_xstrdup(""); /* "nothing" (linkTrace: unlink), not the workspace root */
   char *path = pd_str_starts(what, "file:") ? doc_uri_to_path(what) : pd_xstrdup(what);
   if (path && path[0] != '/' && ws_first_root(s->ws)) {
     char *abs = pd_xasprintf("%s/%s", ws_first_root(s->ws), path);
@@ -478,6 +482,17 @@ static char *command_path(srv *s, const json_t *arg) {
     path = abs;
   }
   return path;
+}
+
+/* The open document a script argument names, by its URI or its path; NULL when none is open. */
+static ws_doc *command_doc(srv *s, const char *what, const char *path) {
+  ws_doc *d = ws_find(s->ws, what);
+  if (!d && path) {
+    char *n = pd_path_normalize(path);
+    d = ws_find_path(s->ws, n);
+    free(n);
+  }
+  return d;
 }
 
 static void fail(srv *s, const rpc_message *m, int code, const char *cmd, const char *why) {
@@ -493,12 +508,7 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
   char *err = NULL;
   json_t *res = NULL;
   if (!strcmp(cmd, CMD_LINK_TRACE)) {
-    ws_doc *d = ws_find(s->ws, what);
-    if (!d && path) {
-      char *n = pd_path_normalize(path);
-      d = ws_find_path(s->ws, n);
-      free(n);
-    }
+    ws_doc *d = command_doc(s, what, path);
     if (!d) {
       fail(s, m, RPC_INVALID_PARAMS, cmd, "needs an open script and a trace file or folder");
       return;
@@ -535,26 +545,14 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
 
 static void on_execute_command(srv *s, const rpc_message *m) {
   const char *cmd = json_string_value(json_object_get(m->params, "command"));
-  json_t *arg = json_array_get(json_object_get(m->params, "arguments"), 0);
-  if (json_is_object(arg)) arg = json_object_get(arg, json_object_get(arg, "uri") ? "uri" : "path");
-  const char *what = json_string_value(arg);
+  const char *what = command_arg(m, 0);
   if (!cmd || !what) {
     reply_error(s, m->id, RPC_INVALID_PARAMS, "executeCommand needs a command and one argument (a URI or a path)");
     return;
   }
-  char *path = pd_str_starts(what, "file:") ? doc_uri_to_path(what) : pd_xstrdup(what);
-  if (path && path[0] != '/' && ws_first_root(s->ws)) {
-    char *abs = pd_xasprintf("%s/%s", ws_first_root(s->ws), path);
-    free(path);
-    path = abs;
-  }
+  char *path = command_path(s, what);
   if (!strcmp(cmd, CMD_REPORT)) {
-    ws_doc *d = ws_find(s->ws, what);
-    if (!d && path) {
-      char *n = pd_path_normalize(path);
-      d = ws_find_path(s->ws, n);
-      free(n);
-    }
+    ws_doc *d = command_doc(s, what, path);
     int file;
     ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
     const char *lang = ws_settings(s->ws)->lang;
@@ -579,7 +577,9 @@ static void on_execute_command(srv *s, const rpc_message *m) {
       reply_error(s, m->id, RPC_INVALID_PARAMS, "perfDoctor.report needs the URI of a script");
     }
   } else if (!strcmp(cmd, CMD_TRACE_SUMMARY) || !strcmp(cmd, CMD_LINK_TRACE) || !strcmp(cmd, CMD_COMPARE_TRACES)) {
-    char *second = command_path(s, json_array_get(json_object_get(m->params, "arguments"), 1));
+    const char *raw = command_arg(m, 1);
+    /* "" is "nothing" (linkTrace: unlink), not the workspace root */
+    char *second = raw && !*raw ? pd_xstrdup("") : command_path(s, raw);
     trace_command(s, m, cmd, what, path, second);
     free(second);
   } else {
