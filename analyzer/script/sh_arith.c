@@ -31,22 +31,6 @@ static void lower(arith_ctx *b, sm_cert cert, const char *var) {
   b->cert_var = var ? sh_intern(b->env, var, strlen(var)) : NULL;
 }
 
-static const char *node_src(const sh_file *f, TSNode n, size_t *len) {
-  uint32_t a = ts_node_start_byte(n), z = ts_node_end_byte(n);
-  if (z > f->len) z = (uint32_t)f->len;
-  if (a > z) a = z;
-  *len = z - a;
-  return f->src + a;
-}
-
-static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap) {
-  size_t len;
-  const char *s = node_src(f, n, &len);
-  if (len >= cap) len = cap - 1;
-  memcpy(buf, s, len);
-  buf[len] = '\0';
-  return buf;
-}
 
 
 static bool sh_arith(arith_ctx *b, TSNode n, long long *out);
@@ -69,7 +53,7 @@ static bool arith_value_str(const char *s, long long *out) {
  * target is not a plain variable. */
 static const char *arith_target(arith_ctx *b, TSNode n, char *buf, size_t cap) {
   if (!bs_is(n, BS_VARIABLE_NAME) && !bs_is(n, BS_WORD)) return NULL;
-  var_name_of(b->file, n, buf, cap);
+  sh_var_name(b->file, n, buf, cap);
   for (const char *p = buf; *p; p++)
     if (!isalnum((unsigned char)*p) && *p != '_') return NULL;
   return *buf && !isdigit((unsigned char)*buf) ? buf : NULL;
@@ -88,7 +72,7 @@ static bool arith_assign(arith_ctx *b, TSNode n, long long *out) {
     post = bs_is(n, BS_POSTFIX_EXPRESSION);
     target = ts_node_child(n, post ? 0 : 1);
     size_t ol;
-    const char *o = node_src(b->file, ts_node_child(n, post ? 1 : 0), &ol);
+    const char *o = sh_node_src(b->file, ts_node_child(n, post ? 1 : 0), &ol);
     if (ol != 2) return false;
     op[0] = o[0];
     op[1] = '=';
@@ -96,7 +80,7 @@ static bool arith_assign(arith_ctx *b, TSNode n, long long *out) {
     target = bs_child(n, BSF_LEFT);
     value = bs_child(n, BSF_RIGHT);
     size_t ol;
-    const char *o = node_src(b->file, bs_child(n, BSF_OPERATOR), &ol);
+    const char *o = sh_node_src(b->file, bs_child(n, BSF_OPERATOR), &ol);
     if (ol > 3) return false;
     memcpy(op, o, ol);
   }
@@ -134,7 +118,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
   if (b->depth > MAX_DEPTH) return false;
   bs_kind t = bs_kind_of(n);
   size_t len;
-  const char *s = node_src(b->file, n, &len);
+  const char *s = sh_node_src(b->file, n, &len);
   if (t == BS_NUMBER) {
     char tmp[64];
     if (len >= sizeof tmp) return false;
@@ -144,7 +128,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
   }
   if (t == BS_VARIABLE_NAME || t == BS_WORD) {
     char name[256];
-    var_name_of(b->file, n, name, sizeof name);
+    sh_var_name(b->file, n, name, sizeof name);
     const char *v, *via;
     sm_cert cert;
     if (!sh_var_get(b->env, name, &v, &cert, &via)) {
@@ -173,7 +157,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
   if (t == BS_UNARY_EXPRESSION) {
     if (ts_node_child_count(n) < 2) return false;
     size_t ol;
-    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
+    const char *op = sh_node_src(b->file, ts_node_child(n, 0), &ol);
     long long v;
     b->depth++;
     bool ok = sh_arith(b, ts_node_child(n, 1), &v);
@@ -189,7 +173,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
   if (t == BS_POSTFIX_EXPRESSION || t == BS_VARIABLE_ASSIGNMENT) return arith_assign(b, n, out);
   if (t == BS_UNARY_EXPRESSION && ts_node_child_count(n) == 2) {
     size_t ol;
-    const char *op = node_src(b->file, ts_node_child(n, 0), &ol);
+    const char *op = sh_node_src(b->file, ts_node_child(n, 0), &ol);
     if (ol == 2 && (!strncmp(op, "++", 2) || !strncmp(op, "--", 2))) return arith_assign(b, n, out);
   }
   if (t == BS_BINARY_EXPRESSION) {
@@ -198,7 +182,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
     TSNode o = bs_child(n, BSF_OPERATOR);
     if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o)) return false;
     size_t aol;
-    const char *aop = node_src(b->file, o, &aol);
+    const char *aop = sh_node_src(b->file, o, &aol);
     if (aol >= 1 && aop[aol - 1] == '=' && !(aol == 2 && strchr("=!<>", aop[0])))
       return arith_assign(b, n, out);
     long long a, c;
@@ -207,7 +191,7 @@ static bool sh_arith(arith_ctx *b, TSNode n, long long *out) {
     b->depth--;
     if (!ok) return false;
     size_t ol;
-    const char *op = node_src(b->file, o, &ol);
+    const char *op = sh_node_src(b->file, o, &ol);
     char ops[4] = {0};
     if (ol > 3) return false;
     memcpy(ops, op, ol);

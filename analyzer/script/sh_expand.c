@@ -20,7 +20,7 @@ sm_range sh_node_range(TSNode n) {
   return (sm_range){ts_node_start_byte(n), ts_node_end_byte(n), a.row, a.column, b.row, b.column};
 }
 
-static const char *node_src(const sh_file *f, TSNode n, size_t *len) {
+const char *sh_node_src(const sh_file *f, TSNode n, size_t *len) {
   uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
   if (b > f->len) b = (uint32_t)f->len;
   if (a > b) a = b;
@@ -230,9 +230,9 @@ static void join_fields(sh_word *b, const sh_fields *arr) {
   b->have = true;
 }
 
-static const char *var_name_of(const sh_file *f, TSNode n, char *buf, size_t cap) {
+const char *sh_var_name(const sh_file *f, TSNode n, char *buf, size_t cap) {
   size_t len;
-  const char *s = node_src(f, n, &len);
+  const char *s = sh_node_src(f, n, &len);
   if (len >= cap) len = cap - 1;
   memcpy(buf, s, len);
   buf[len] = '\0';
@@ -260,7 +260,7 @@ static bool subst_assign(sh_word *b, TSNode a, subst_var *sv) {
   TSNode name = bs_child(a, BSF_NAME), value = bs_child(a, BSF_VALUE);
   if (ts_node_is_null(name) || !bs_is(name, BS_VARIABLE_NAME)) return false;
   char buf[256];
-  sv->name = pd_xstrdup(var_name_of(b->file, name, buf, sizeof buf));
+  sv->name = pd_xstrdup(sh_var_name(b->file, name, buf, sizeof buf));
   const char *old, *via;
   sv->existed = sh_var_get(b->env, sv->name, &old, &sv->old_cert, &via);
   sv->old = sv->existed ? pd_xstrdup(old) : NULL;
@@ -372,7 +372,7 @@ static char *eval_command(const sh_fields *words) {
  * being built then rests on the command's words. */
 static char *eval_subst(sh_word *b, TSNode n) {
   size_t len;
-  const char *s = node_src(b->file, n, &len);
+  const char *s = sh_node_src(b->file, n, &len);
   /* SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &>/dev/null && pwd)" */
   char *text = pd_xstrndup(s, len);
   bool idiom = strstr(text, "dirname") && strstr(text, "BASH_SOURCE") && strstr(text, "pwd");
@@ -446,7 +446,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
     } else if (!ts_node_is_named(c) && t == BS_BANG && !have_name) {
       goto unresolved; /* indirection */
     } else if (have_name && !op && t != BS_RBRACE) {
-      op = node_src(b->file, c, &oplen);
+      op = sh_node_src(b->file, c, &oplen);
       op_index = i;
     }
   }
@@ -460,9 +460,9 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
     TSNode nm = bs_child(name, BSF_NAME);
     TSNode ix = bs_child(name, BSF_INDEX);
     if (ts_node_is_null(nm) || ts_node_is_null(ix)) goto unresolved;
-    var_name_of(b->file, nm, vname, sizeof vname);
+    sh_var_name(b->file, nm, vname, sizeof vname);
     char ixs[64];
-    var_name_of(b->file, ix, ixs, sizeof ixs);
+    sh_var_name(b->file, ix, ixs, sizeof ixs);
     arr = sh_array_get(b->env, vname);
     if (!strcmp(ixs, "@") || !strcmp(ixs, "*")) {
       want_spread = true;
@@ -476,7 +476,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
       return;
     }
   } else {
-    var_name_of(b->file, name, vname, sizeof vname);
+    sh_var_name(b->file, name, vname, sizeof vname);
   }
 
   if (length) {
@@ -549,7 +549,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
     }
     if (!opknown) {
       size_t len;
-      const char *raw = node_src(b->file, n, &len);
+      const char *raw = sh_node_src(b->file, n, &len);
       add_unresolved(b, raw, len);
     } else {
       add_value(b, w, operand, quoted);
@@ -560,7 +560,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
 
 unresolved : {
   size_t len;
-  const char *raw = node_src(b->file, n, &len);
+  const char *raw = sh_node_src(b->file, n, &len);
   add_unknown(b, raw, len, why, why_var);
 }
 }
@@ -599,7 +599,7 @@ static void expand_string(sh_word *b, const word_ctx *w, TSNode n) {
     if (cs > pos && cs <= stop) add_dq_literal(b, b->file->src + pos, cs - pos);
     if (bs_is(c, BS_STRING_CONTENT)) {
       size_t len;
-      const char *s = node_src(b->file, c, &len);
+      const char *s = sh_node_src(b->file, c, &len);
       add_dq_literal(b, s, len);
     } else {
       expand_node(b, w, c, true);
@@ -612,14 +612,14 @@ static void expand_string(sh_word *b, const word_ctx *w, TSNode n) {
 static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
   if (b->depth > MAX_DEPTH) {
     size_t len;
-    const char *raw = node_src(b->file, n, &len);
+    const char *raw = sh_node_src(b->file, n, &len);
     add_unresolved(b, raw, len);
     return;
   }
   b->depth++;
   bs_kind t = bs_kind_of(n);
   size_t len;
-  const char *s = node_src(b->file, n, &len);
+  const char *s = sh_node_src(b->file, n, &len);
   if (t == BS_WORD || t == BS_NUMBER || t == BS_COMMAND_NAME ||
       t == BS_VARIABLE_NAME || t == BS_REGEX || t == BS_EXTGLOB_PATTERN) {
     if (quoted) pd_buf_append(&b->cur, s, len), b->have = true;
@@ -649,7 +649,7 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
     if (ts_node_is_null(v)) {
       add_unresolved(b, s, len);
     } else {
-      var_name_of(b->file, v, name, sizeof name);
+      sh_var_name(b->file, v, name, sizeof name);
       const char *val;
       const char *via;
       sm_cert cert;
@@ -717,7 +717,7 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
   if (bs_is(x, BS_SIMPLE_EXPANSION)) {
     TSNode v = ts_node_named_child(x, 0);
     if (ts_node_is_null(v)) return false;
-    var_name_of(f, v, name, sizeof name);
+    sh_var_name(f, v, name, sizeof name);
     if (strcmp(name, "@") != 0 && strcmp(name, "*") != 0) return false;
     const sh_fields *pos = sh_array_get(e, SH_POSITIONAL);
     if (pos && pos->n) return false; /* expanded word by word, at this word's place */
@@ -731,8 +731,8 @@ static bool lone_spread(sh_env *e, const sh_file *f, TSNode node, const sh_field
   TSNode nm = bs_child(sub, BSF_NAME);
   TSNode ix = bs_child(sub, BSF_INDEX);
   if (ts_node_is_null(nm) || ts_node_is_null(ix)) return false;
-  var_name_of(f, nm, name, sizeof name);
-  var_name_of(f, ix, idx, sizeof idx);
+  sh_var_name(f, nm, name, sizeof name);
+  sh_var_name(f, ix, idx, sizeof idx);
   if (strcmp(idx, "@") != 0 && (strcmp(idx, "*") != 0 || in_quotes)) return false;
   *arr = sh_array_get(e, name);
   *defined = *arr != NULL;
@@ -744,7 +744,7 @@ static sh_field *push_marker(sh_env *e, sh_fields *out, const sh_file *f, TSNode
   sh_field *v = PD_PUSH(out->v, out->n, out->cap);
   memset(v, 0, sizeof *v);
   size_t len = 0;
-  const char *raw = node_src(f, node, &len);
+  const char *raw = sh_node_src(f, node, &len);
   v->text = sh_intern(e, raw, len);
   v->vanished = true;
   v->file = f->file;

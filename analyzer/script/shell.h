@@ -60,6 +60,11 @@ typedef struct {
   const char *path; /* for BASH_SOURCE / the SCRIPT_DIR idiom */
 } sh_file;
 
+/* The source text of a node of f (clamped to the file; *len bytes, not NUL-terminated), and a
+ * node's text as a NUL-terminated name in buf (cut at cap - 1 bytes). */
+const char *sh_node_src(const sh_file *f, TSNode n, size_t *len);
+const char *sh_var_name(const sh_file *f, TSNode n, char *buf, size_t cap);
+
 sh_env *sh_env_new(void);
 void sh_env_free(sh_env *e);
 /* An independent copy: later changes to either do not show in the other. Fields' strings are
