@@ -23,20 +23,35 @@
 
 /* ---- string interning (kernel names, collective args) ---- */
 
-uint32_t trr_names_intern(names *t, const char *s) {
-  bool added;
-  pd_map_slot *slot = pd_map_put(&t->ids, s, &added);
-  if (!added) return (uint32_t)slot->value;
-  if (t->n == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 256;
-    t->str = pd_xrealloc(t->str, t->cap * sizeof *t->str);
-    t->cls = pd_xrealloc(t->cls, t->cap);
-  }
-  slot->value = t->n;
-  t->str[t->n] = slot->key;
-  t->cls[t->n] = 0;
-  return (uint32_t)t->n++;
+static size_t names_slot(const char *s, size_t n) {
+  uint64_t a = 0, b = 0;
+  memcpy(&a, s, n < 8 ? n : 8);
+  memcpy(&b, s + (n < 8 ? 0 : n - 8), n < 8 ? n : 8);
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
+  return (size_t)(h >> 56) % NAMES_CACHE;
 }
+
+uint32_t trr_names_intern_n(names *t, const char *s, size_t n) {
+  size_t k = names_slot(s, n);
+  if (t->cache[k].used && t->cache[k].len == n && !memcmp(t->str[t->cache[k].id], s, n)) return t->cache[k].id;
+  bool added;
+  pd_map_slot *slot = pd_map_putn(&t->ids, s, n, &added);
+  if (added) {
+    if (t->n == t->cap) {
+      t->cap = t->cap ? t->cap * 2 : 256;
+      t->str = pd_xrealloc(t->str, t->cap * sizeof *t->str);
+      t->cls = pd_xrealloc(t->cls, t->cap);
+    }
+    slot->value = t->n;
+    t->str[t->n] = slot->key;
+    t->cls[t->n] = 0;
+    t->n++;
+  }
+  if (n <= UINT32_MAX) t->cache[k].id = (uint32_t)slot->value, t->cache[k].len = (uint32_t)n, t->cache[k].used = true;
+  return (uint32_t)slot->value;
+}
+
+uint32_t trr_names_intern(names *t, const char *s) { return trr_names_intern_n(t, s, strlen(s)); }
 
 static void names_free(names *t) {
   pd_map_free(&t->ids);
@@ -122,34 +137,61 @@ static bool rt_eq(const void *items, size_t i, const void *key) {
   return ((const rtev *)items)[i].corr == *(const int64_t *)key;
 }
 
-static uint64_t rt_hash(const void *items, size_t i) { return pd_hash_i64(((const rtev *)items)[i].corr); }
-
-/* The later row of a correlation id wins, as in HTA. */
-static bool is_launch_api(const char *n) {
-  return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
-         !strcmp(n, "cudaMemcpyAsync") || !strcmp(n, "cudaMemsetAsync");
+/* Correlation ids count up: the low 16 bits are kept in order, so that consecutive ids take
+ * consecutive slots (the table is far larger than the caches, and it is filled and probed in id
+ * order), and the high bits are mixed so that blocks of ids spread over the table. */
+static uint64_t corr_hash(int64_t corr) {
+  uint64_t x = (uint64_t)corr;
+  return (x & 0xFFFFu) + pd_hash_i64((int64_t)(x >> 16));
 }
 
-static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, const char *name, unsigned adj, int tid) {
+static uint64_t rt_hash(const void *items, size_t i) { return corr_hash(((const rtev *)items)[i].corr); }
+
+/* The later row of a correlation id wins, as in HTA. */
+/* An event's name as bytes (not NUL-terminated): most names are used as they are in the window,
+ * without a copy. */
+typedef struct {
+  const char *p;
+  size_t n;
+} nmv;
+
+static inline bool nm_is(nmv m, const char *lit) {
+  size_t k = strlen(lit);
+  return m.n == k && !memcmp(m.p, lit, k);
+}
+
+static inline bool nm_starts(nmv m, const char *lit) {
+  size_t k = strlen(lit);
+  return m.n >= k && !memcmp(m.p, lit, k);
+}
+
+static bool is_launch_api(nmv n) {
+  return nm_is(n, "cudaLaunchKernel") || nm_is(n, "cudaLaunchKernelExC") || nm_is(n, "cudaMemcpyAsync") ||
+         nm_is(n, "cudaMemsetAsync");
+}
+
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, nmv name, unsigned adj, int tid) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
   *r = (rtev){corr, ts, sat_u32(end - ts), is_launch_api(name), adj & 15u, (uint32_t)tid & 255u};
-  pd_index_add(&c->rtix, pd_hash_i64(corr), c->nrt - 1, rt_eq, rt_hash, c->rt, &corr);
+  pd_index_add(&c->rtix, corr_hash(corr), c->nrt - 1, rt_eq, rt_hash, c->rt, &corr);
 }
 
 static const rtev *rt_find(const col *c, int64_t corr) {
   size_t i;
-  if (corr < 0 || !pd_index_find(&c->rtix, pd_hash_i64(corr), rt_eq, c->rt, &corr, &i)) return NULL;
+  if (corr < 0 || !pd_index_find(&c->rtix, corr_hash(corr), rt_eq, c->rt, &corr, &i)) return NULL;
   return &c->rt[i];
 }
 
 /* ---- event intake ---- */
 
-static bool parse_step(const char *name, long *n) {
+static bool parse_step(nmv name, long *n) {
   /* HTA: ^ProfilerStep#(\d+) selects the rows; the number is read with ProfilerStep\s*#\s*(\d+) */
-  if (!starts(name, "ProfilerStep#")) return false;
-  const char *p = name + 13;
-  if (!isdigit((unsigned char)*p)) return false;
-  *n = strtol(p, NULL, 10);
+  if (!nm_starts(name, "ProfilerStep#") || name.n == 13 || !isdigit((unsigned char)name.p[13])) return false;
+  char digits[24];
+  size_t k = 0;
+  for (size_t i = 13; i < name.n && k + 1 < sizeof digits && isdigit((unsigned char)name.p[i]); i++) digits[k++] = name.p[i];
+  digits[k] = '\0';
+  *n = strtol(digits, NULL, 10);
   return true;
 }
 
@@ -259,7 +301,10 @@ static void memory_event(col *c, const tr_event *ev) {
 
 /* A CPU op: kept for "which op ran at the memory peak" while that may be asked, and for FLOPs
  * when its shapes are recorded. */
-static void cpu_op(col *c, const tr_event *ev, const char *name, int64_t ts, int64_t end) {
+static void cpu_op(col *c, const tr_event *ev, int64_t ts, int64_t end) {
+  if (!tr_ops_host_kept(c->ops) && !ev->dims.p && !ev->flops.present) return;
+  const char *name = scratch_str(c, 0, &ev->name);
+  if (!name) name = "";
   int tid = -1;
   if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name, tid = thread_ix(c, ev), ts, end);
   if (ev->dims.p) c->out->shapes = true;
@@ -275,7 +320,7 @@ static void device_rows_begin(col *c) {
   if (!c->has_memory && !c->profile_memory) tr_ops_host_stop(c->ops);
 }
 
-static void gpu_row(col *c, const tr_event *ev, const char *name, int cat, int64_t ts, int64_t end, int64_t stream,
+static void gpu_row(col *c, const tr_event *ev, nmv name, int cat, int64_t ts, int64_t end, int64_t stream,
                     int64_t corr) {
   gev *g = PD_PUSH(c->g, c->ng, c->capg);
   g->ts = ts;
@@ -286,7 +331,7 @@ static void gpu_row(col *c, const tr_event *ev, const char *name, int cat, int64
   g->rt_adj = 4;
   g->rt_dur = 0;
   g->stream = stream > INT32_MAX ? INT32_MAX : (int32_t)stream;
-  g->name = trr_names_intern(&c->nm, name);
+  g->name = trr_names_intern_n(&c->nm, name.p, name.n);
   g->kcat = cat == CAT_GPU;
   g->aux = AUX_NONE;
   g->adj = hta_adj(ev, ts, end) & 15u;
@@ -311,10 +356,11 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   col *c = vc;
   /* HTA rounds when pandas' ts column is float: any float ts, or any row without one. */
   if (!ev->ts.present || ev->ts.real) c->float_ts = true;
-  const char *name = scratch_str(c, 0, &ev->name);
-  if (!name) name = "";
+  nmv name = {"", 0};
+  if (ev->name.p && !ev->name.escaped) name = (nmv){ev->name.p, ev->name.n};
+  else if (ev->name.p) name = (nmv){scratch_str(c, 0, &ev->name), 0}, name.n = strlen(name.p);
   int cat = cat_code(&ev->cat);
-  if (cat == CAT_INSTANT && !strcmp(name, "[memory]")) {
+  if (cat == CAT_INSTANT && nm_is(name, "[memory]")) {
     memory_event(c, ev);
     return;
   }
@@ -339,9 +385,9 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   }
   bool op = cat == CAT_CPU_OP;
   if (op || cat == CAT_RUNTIME) host_add(c, ts, end);
-  if (op) cpu_op(c, ev, name, ts, end);
-  if ((cat == CAT_USER_ANNOTATION && starts(name, "nccl:")) ||
-      (op && (!strcmp(name, "record_param_comms") || starts(name, "c10d::") || starts(name, "nccl:"))))
+  if (op) cpu_op(c, ev, ts, end);
+  if ((cat == CAT_USER_ANNOTATION && nm_starts(name, "nccl:")) ||
+      (op && (nm_is(name, "record_param_comms") || nm_starts(name, "c10d::") || nm_starts(name, "nccl:"))))
     tr_ivs_push(&c->hostcoll, ts, end);
 }
 

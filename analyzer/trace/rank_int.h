@@ -17,14 +17,25 @@
 #define NO_ID UINT32_MAX
 
 /* Interned strings (kernel names, collective args) with each kernel name's class. */
+#define NAMES_CACHE 256
+
 typedef struct {
   const char **str; /* id -> name (the map's copy) */
   uint8_t *cls;     /* kernel class, computed on first use */
   size_t n, cap;
   pd_map ids;       /* name -> id */
+  /* The ids of recently interned names, direct-mapped by a hash of their length and first and
+   * last bytes: a trace repeats a few hundred kernel names a million times, and hashing each
+   * whole name (FNV-1a, a byte at a time) was the larger part of interning it. */
+  struct {
+    uint32_t id;
+    uint32_t len;
+    bool used;
+  } cache[NAMES_CACHE];
 } names;
 
 uint32_t trr_names_intern(names *t, const char *s);
+uint32_t trr_names_intern_n(names *t, const char *s, size_t n);
 int trr_names_class(names *t, uint32_t id);
 
 /* One GPU row: 40 bytes, as a GB-sized trace holds about a million of them. */

@@ -78,12 +78,10 @@ static bool rd_fill(rd *r) {
 static int rd_peek(rd *r) {
   for (;;) {
     if (!rd_fill(r)) return -1;
-    unsigned char c = (unsigned char)r->buf[r->pos];
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      r->pos++;
-      continue;
-    }
-    return c;
+    const char *p = r->buf + r->pos, *e = r->buf + r->len;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    r->pos = (size_t)(p - r->buf);
+    if (p < e) return (unsigned char)*p;
   }
 }
 
