@@ -52,17 +52,30 @@ static int ev_hexval(char c) {
   return -1;
 }
 
+#ifdef __SSE2__
+/* Bit i set when byte i of the 16 at p is '"', '\\' or a control character. */
+static inline __attribute__((always_inline)) unsigned str_stops16(const char *p) {
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+  __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+  m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* unsigned v <= 0x1f */
+  return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /* The first byte at or after p that ends a plain run inside a string: '"', '\\' or a control
- * character; `end` when none. Kernel and op names are long, so 16 bytes are tested at once. */
+ * character; `end` when none. 32 bytes are tested per step: keys and most values end in the
+ * first, so the loop's exit is predictable; kernel names take two or three. */
 static inline __attribute__((always_inline)) const char *str_run(const char *p, const char *end) {
 #ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
-  while (end - p >= 16) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
-    m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* unsigned v <= 0x1f */
-    int mask = _mm_movemask_epi8(m);
-    if (mask) return p + __builtin_ctz((unsigned)mask);
+  while (end - p >= 32) {
+    unsigned mask = str_stops16(p) | str_stops16(p + 16) << 16;
+    if (mask) return p + __builtin_ctz(mask);
+    p += 32;
+  }
+  if (end - p >= 16) {
+    unsigned mask = str_stops16(p);
+    if (mask) return p + __builtin_ctz(mask);
     p += 16;
   }
 #endif
@@ -73,7 +86,6 @@ static inline __attribute__((always_inline)) const char *str_run(const char *p, 
   }
   return end;
 }
-
 
 /* The rest of a string from p (after its opening quote) when it holds an escape or a control
  * character: the position of its closing quote. */
@@ -741,6 +753,7 @@ static inline void zero_event(tr_event *ev) {
 bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
                            const char **why) {
   zero_event(ev);
+  if (n > UINT32_MAX) n = UINT32_MAX; /* slices hold 32-bit lengths: longer input fails as cut off */
   const char *e = p + n, *q = ws(p, e);
   ev_err er = {NULL, NULL};
   if (q >= e || *q != '{') ev_fail(&er, q, "an event must be a JSON object");

@@ -17,7 +17,7 @@
  * of another type. */
 typedef struct {
   const char *p;
-  size_t n;
+  uint32_t n;  /* an event is at most 256 MiB (trace_read); 16 bytes a slice keeps tr_event small */
   bool escaped;
   bool number; /* the value was a number, not a string */
 } tr_slice;

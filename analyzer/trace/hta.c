@@ -7,6 +7,7 @@
 
 #include "trace/rank_int.h"
 #include "base/alloc.h"
+#include "base/sort.h"
 
 /* HTA's consecutive_kernel_delay default (µs in practice), in ns. */
 #define KERNEL_WAIT_NS 30000
@@ -227,7 +228,7 @@ static void hta_kernel_stats(col *c, tr_hta *h, const kacc *acc) {
 
 static void hta_launch_stats(tr_hta *h, int64_t *delays, size_t ndel) {
   if (!ndel) return;
-  qsort(delays, ndel, sizeof *delays, i64_cmp);
+  pd_sort_inline(delays, ndel, sizeof *delays, i64_cmp);
   double med = ndel % 2 ? (double)delays[ndel / 2]
                         : ((double)delays[ndel / 2 - 1] + (double)delays[ndel / 2]) / 2.0;
   double sum = 0;

@@ -1,10 +1,9 @@
 #include "trace/iv.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/alloc.h"
+#include "base/sort.h"
 
 void tr_ivs_push(tr_ivs *s, int64_t b, int64_t e) {
   tr_iv *iv = PD_PUSH(s->v, s->n, s->cap);
@@ -18,44 +17,15 @@ void tr_ivs_free(tr_ivs *s) {
   s->n = s->cap = 0;
 }
 
-static inline bool iv_less(const tr_iv *a, const tr_iv *b) { return a->b < b->b || (a->b == b->b && a->e < b->e); }
-
-/* Merges the sorted runs v[0..m) and v[m..n) through tmp (which holds m items). */
-static void iv_merge(tr_iv *v, size_t m, size_t n, tr_iv *tmp) {
-  memcpy(tmp, v, m * sizeof *v);
-  size_t i = 0, j = m, k = 0;
-  while (i < m && j < n) v[k++] = iv_less(&v[j], &tmp[i]) ? v[j++] : tmp[i++];
-  while (i < m) v[k++] = tmp[i++];
-}
-
-/* Sorts by (b, e): insertion sort in blocks of 16, then bottom-up merges, a merge skipped when
- * its two runs are already in order. The host intervals of a trace come nearly sorted (a parent
- * op is written after its children), where this does a fraction of qsort's work and no
- * comparison is a function call. */
-static void iv_sort(tr_iv *v, size_t n) {
-  enum { BLOCK = 16 };
-  for (size_t b = 0; b < n; b += BLOCK) {
-    size_t e = b + BLOCK < n ? b + BLOCK : n;
-    for (size_t i = b + 1; i < e; i++) {
-      tr_iv x = v[i];
-      size_t j = i;
-      for (; j > b && iv_less(&x, &v[j - 1]); j--) v[j] = v[j - 1];
-      v[j] = x;
-    }
-  }
-  if (n <= BLOCK) return;
-  tr_iv *tmp = pd_xmalloc(n * sizeof *tmp);
-  for (size_t w = BLOCK; w < n; w *= 2)
-    for (size_t b = 0; b + w < n; b += 2 * w) {
-      size_t e = b + 2 * w < n ? b + 2 * w : n;
-      if (iv_less(&v[b + w], &v[b + w - 1])) iv_merge(v + b, w, e - b, tmp);
-    }
-  free(tmp);
+static int iv_cmp(const void *pa, const void *pb) {
+  const tr_iv *a = pa, *b = pb;
+  if (a->b != b->b) return a->b < b->b ? -1 : 1;
+  return (a->e > b->e) - (a->e < b->e);
 }
 
 void tr_ivs_merge(tr_ivs *s) {
   if (s->n == 0) return;
-  iv_sort(s->v, s->n);
+  pd_sort_inline(s->v, s->n, sizeof *s->v, iv_cmp); /* host intervals come nearly sorted */
   size_t out = 0;
   int64_t cummax = s->v[0].e;
   tr_iv cur = s->v[0];
@@ -181,7 +151,7 @@ void tr_ivs_sweep(const tr_ivs *const *sets, int nsets, int64_t time[8]) {
       pts[p++] = (sweep_pt){sets[k]->v[i].e, -v};
     }
   }
-  qsort(pts, n, sizeof *pts, pt_cmp);
+  pd_sort_inline(pts, n, sizeof *pts, pt_cmp);
   int running = 0;
   for (size_t i = 0; i + 1 < n; i++) {
     running += pts[i].d;

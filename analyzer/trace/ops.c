@@ -114,8 +114,8 @@ static int occ_cmp(const void *pa, const void *pb) {
 }
 
 void tr_ops_index(tr_ops_col *o) {
-  if (o->ops.n) pd_sort(o->ops.v, o->ops.n, sizeof *o->ops.v, occ_cmp);
-  if (o->host.n) pd_sort(o->host.v, o->host.n, sizeof *o->host.v, occ_cmp);
+  if (o->ops.n) pd_sort_inline(o->ops.v, o->ops.n, sizeof *o->ops.v, occ_cmp);
+  if (o->host.n) pd_sort_inline(o->host.v, o->host.n, sizeof *o->host.v, occ_cmp);
   o->last_end = pd_xmalloc((o->ops.n + 1) * sizeof *o->last_end);
   o->busy = pd_xcalloc(o->ops.n + 1, sizeof *o->busy);
   for (size_t i = 0; i < o->ops.n; i++) o->last_end[i] = INT64_MIN;

@@ -481,7 +481,7 @@ static void join_and_sort(col *c) {
   pd_index_free(&c->rtix);
   c->rt = NULL;
   c->caprt = 0;
-  if (c->ng) pd_sort(c->g, c->ng, sizeof *c->g, gev_cmp);
+  if (c->ng) pd_sort_inline(c->g, c->ng, sizeof *c->g, gev_cmp);
   for (size_t i = 0; i < c->ng; i++) /* in start order, as the busy-time union needs */
     if (c->g[i].aux != AUX_NONE && trr_names_class(&c->nm, c->g[i].name) != TR_COMM)
       tr_ops_kernel(c->ops, c->g[i].aux, c->g[i].ts, c->g[i].end, names_tf32(&c->nm, c->g[i].name));

@@ -10,7 +10,7 @@
 #include "base/limits.h"
 #include "trace/inflate.h"
 
-#define RD_INITIAL_CAP ((size_t)1 << 20)
+#define RD_INITIAL_CAP ((size_t)256 << 10)
 /* A single event or header value may not exceed this; it bounds memory on hostile input. */
 #define RD_MAX_CAP ((size_t)256 << 20)
 #define RD_MAX_HEADER PD_MAX_TRACE_VALUE_BYTES
