@@ -248,6 +248,18 @@ static const struct {
              {"aten::bmm", 0, 1, false, true},
              {"aten::baddbmm", 1, 2, true, true}};
 
+static bool same_name(const char *name, size_t len, const char *lit) {
+  return strlen(lit) == len && !memcmp(name, lit, len);
+}
+
+bool tr_flops_modelled(const char *name, size_t len) {
+  for (size_t i = 0; i < sizeof GEMMS / sizeof *GEMMS; i++)
+    if (same_name(name, len, GEMMS[i].name)) return true;
+  for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++)
+    if (same_name(name, len, ATTN[i].name)) return true;
+  return false;
+}
+
 bool tr_flops_of(const char *name, const tr_event *ev, tr_fl *out) {
   memset(out, 0, sizeof *out);
   dims d;

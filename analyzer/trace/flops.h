@@ -40,6 +40,9 @@ typedef struct {
  * trace_event; absent slices have p == NULL). Returns false when the op is not one the model
  * covers, its shapes are missing or do not fit the op (then *out is unspecified). */
 bool tr_flops_of(const char *name, const tr_event *ev, tr_fl *out);
+/* Whether name[0..len) is an op the formulas model (a GEMM or an attention op): tr_flops_of
+ * gives nothing for other names unless the profiler wrote a `flops` arg. */
+bool tr_flops_modelled(const char *name, size_t len);
 
 /* The device's dense peak for a dtype as tr_flops_of names it (or "tf32"), in TFLOP/s; NAN
  * when the device table does not state it. fp32 is the peak without tensor cores, for fp32

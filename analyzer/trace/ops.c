@@ -83,10 +83,10 @@ void tr_ops_add(tr_ops_col *o, const char *name, const tr_fl *fl, int tid, int64
   occ_push(&o->ops, row, tid, ts, end);
 }
 
-void tr_ops_host(tr_ops_col *o, const char *name, int tid, int64_t ts, int64_t end) {
+void tr_ops_host(tr_ops_col *o, const char *name, size_t len, int tid, int64_t ts, int64_t end) {
   if (!o->host_on) return;
   bool added;
-  pd_map_slot *s = pd_map_put(&o->host_ids, name, &added);
+  pd_map_slot *s = pd_map_putn(&o->host_ids, name, len, &added);
   if (added) {
     if (o->nhost_names >= ROW_MAX) {
       tr_ops_host_stop(o); /* more distinct names than a record holds: give up, say so */

@@ -52,9 +52,9 @@ typedef struct tr_ops_col tr_ops_col;
 tr_ops_col *tr_ops_new(void);
 /* A modelled op [ts, end) on thread index tid (0: unknown thread). */
 void tr_ops_add(tr_ops_col *o, const char *name, const tr_fl *fl, int tid, int64_t ts, int64_t end);
-/* Any CPU op, kept for tr_ops_host_at while host ops are kept (from the start until
- * tr_ops_host_stop). */
-void tr_ops_host(tr_ops_col *o, const char *name, int tid, int64_t ts, int64_t end);
+/* Any CPU op (its name is name[0..len), not necessarily NUL-terminated), kept for
+ * tr_ops_host_at while host ops are kept (from the start until tr_ops_host_stop). */
+void tr_ops_host(tr_ops_col *o, const char *name, size_t len, int tid, int64_t ts, int64_t end);
 bool tr_ops_host_kept(const tr_ops_col *o);
 void tr_ops_host_stop(tr_ops_col *o);
 /* Sorts the records; call once all events are in, before the look-ups below. */

@@ -301,16 +301,15 @@ static void memory_event(col *c, const tr_event *ev) {
 
 /* A CPU op: kept for "which op ran at the memory peak" while that may be asked, and for FLOPs
  * when its shapes are recorded. */
-static void cpu_op(col *c, const tr_event *ev, int64_t ts, int64_t end) {
-  if (!tr_ops_host_kept(c->ops) && !ev->dims.p && !ev->flops.present) return;
-  const char *name = scratch_str(c, 0, &ev->name);
-  if (!name) name = "";
+static void cpu_op(col *c, const tr_event *ev, nmv name, int64_t ts, int64_t end) {
   int tid = -1;
-  if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name, tid = thread_ix(c, ev), ts, end);
+  if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name.p, name.n, tid = thread_ix(c, ev), ts, end);
   if (ev->dims.p) c->out->shapes = true;
-  if (!ev->dims.p && !ev->flops.present) return;
+  /* the name as a C string only for the ops the FLOPs formulas may count */
+  if (!ev->flops.present && !(ev->dims.p && tr_flops_modelled(name.p, name.n))) return;
+  const char *cname = ev->name.p ? scratch_str(c, 0, &ev->name) : "";
   tr_fl fl;
-  if (tr_flops_of(name, ev, &fl)) tr_ops_add(c->ops, name, &fl, tid >= 0 ? tid : thread_ix(c, ev), ts, end);
+  if (tr_flops_of(cname, ev, &fl)) tr_ops_add(c->ops, cname, &fl, tid >= 0 ? tid : thread_ix(c, ev), ts, end);
 }
 
 /* Kineto writes the CPU ops, then the memory events, then the runtime calls and GPU rows: at
@@ -385,7 +384,7 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   }
   bool op = cat == CAT_CPU_OP;
   if (op || cat == CAT_RUNTIME) host_add(c, ts, end);
-  if (op) cpu_op(c, ev, ts, end);
+  if (op) cpu_op(c, ev, name, ts, end);
   if ((cat == CAT_USER_ANNOTATION && nm_starts(name, "nccl:")) ||
       (op && (nm_is(name, "record_param_comms") || nm_starts(name, "c10d::") || nm_starts(name, "nccl:"))))
     tr_ivs_push(&c->hostcoll, ts, end);

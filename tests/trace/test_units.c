@@ -1,4 +1,5 @@
-/* Unit tests of the trace modules: interval sets, kernel classes, file names, and the reader
+/* Unit tests of the trace modules: interval sets, kernel classes, file names, the event parser
+ * and its fast paths, pd_sort and pd_map as the reader uses them, and the reader
  * on the format variants of trace-format.md (array form, base time before or after the
  * events, string pid/tid, one-line and pretty layouts, event split across read windows). */
 #include <math.h>
@@ -12,6 +13,8 @@
 #include "trace/rank.h"
 #include "trace/read.h"
 #include "base/alloc.h"
+#include "base/hash.h"
+#include "base/sort.h"
 #include "harness.h"
 
 static void test_intervals(void) {
@@ -278,8 +281,113 @@ static void test_hta_double_rounding(void) {
   free(p);
 }
 
+
+/* The fast paths of the parser (digits 8 at a time, record_shapes arrays in one loop, Kineto's
+ * spacing) give what the general path gives, and refuse what it refuses at the same byte. */
+static void test_parser_fast_paths(void) {
+  tr_event ev;
+  /* 1..19 digits, with and without decimals, as ts (ns) and as an args integer */
+  const char *ints[] = {"7", "12345678", "123456789", "1234567812345678", "12345678123456789",
+                        "123456781234567891", "1234567812345678912"};
+  const long long want[] = {7, 12345678, 123456789, 1234567812345678LL, 12345678123456789LL,
+                            123456781234567891LL, 1234567812345678912LL};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+    char text[160];
+    snprintf(text, sizeof text, "{\"args\": {\"stream\": %s, \"correlation\": %s.25}, \"ts\": %s.5}        ", ints[i],
+             ints[i], ints[i]);
+    CHECK(parse(text, &ev));
+    CHECK_INT(ev.stream.v, want[i]);
+    CHECK_INT(ev.correlation.v, want[i]); /* truncated */
+    CHECK(ev.ts.real);
+    if (want[i] < 9000000000000LL) CHECK_INT(ev.ts.v, want[i] * 1000 + 500);
+  }
+  /* at the very end of the input (no 16 bytes after the number): the byte-wise path */
+  CHECK(parse("{\"ts\":123456789.125}", &ev));
+  CHECK_INT(ev.ts.v, 123456789125LL);
+  /* record_shapes arrays: kept raw exactly; nested, empty, strings */
+  CHECK(parse("{\"args\": {\"Input Dims\": [[4096, 4096], [], [ ], [[1, [2]]]], \"Input type\": [\"c10::Half\", \"\"]}}", &ev));
+  CHECK(tr_slice_eq(&ev.dims, "[[4096, 4096], [], [ ], [[1, [2]]]]"));
+  CHECK(tr_slice_eq(&ev.types, "[\"c10::Half\", \"\"]"));
+  /* ... and what they may not hold goes to the general path, which says where */
+  CHECK_INT(bad_at("{\"args\": {\"Input Dims\": [[1, 2], [01]]}}"), 35); /* the digit after the 0 */
+  CHECK_INT(bad_at("{\"args\": {\"Input Dims\": [1,]}}"), 27);
+  CHECK_INT(bad_at("{\"args\": {\"Input Dims\": [1 2]}}"), 27);
+  CHECK_INT(bad_at("{\"args\": {\"grid\": [1, 2}}"), 23);
+  CHECK(parse("{\"args\": {\"Input Dims\": [-1, 2.5, 1e3, null, {\"a\": [\"x\\n\"]}]}}", &ev));
+  /* arrays nested past the limit are refused, not skipped */
+  pd_buf deep = {0};
+  pd_buf_puts(&deep, "{\"args\": {\"grid\": ");
+  for (int i = 0; i < 600; i++) pd_buf_putc(&deep, '[');
+  for (int i = 0; i < 600; i++) pd_buf_putc(&deep, ']');
+  pd_buf_puts(&deep, "}}");
+  CHECK(bad_at(deep.data) > 0);
+  pd_buf_free(&deep);
+  /* Kineto's spacing and others: the same fields */
+  CHECK(parse("{\"ph\": \"X\", \"name\": \"k\", \"ts\": 1, \"dur\": 2}", &ev));
+  CHECK(tr_slice_eq(&ev.name, "k") && ev.dur.v == 2000);
+  CHECK(parse("{\n  \"ph\" :\"X\" ,\n\t\"name\":  \"k\",\"ts\":1 , \"dur\" : 2 }", &ev));
+  CHECK(tr_slice_eq(&ev.name, "k") && ev.dur.v == 2000);
+}
+
+static int int_pair_cmp(const void *pa, const void *pb) {
+  const int *a = pa, *b = pb;
+  return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* pd_sort: ordered like qsort, stable (equal keys keep their order), on random, reversed and
+ * nearly sorted input around the block and merge boundaries. */
+static void test_sort(void) {
+  const size_t sizes[] = {0, 1, 2, 15, 16, 17, 31, 33, 100, 1000, 4097};
+  unsigned seed = 7;
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    for (int kind = 0; kind < 3; kind++) {
+      size_t n = sizes[si];
+      int *v = pd_xmalloc((n + 1) * 2 * sizeof *v);
+      for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int key = kind == 0 ? (int)(seed >> 20) % 50 : kind == 1 ? (int)(n - i) : (int)i + ((seed >> 16) % 8 == 0 ? -5 : 0);
+        v[2 * i] = key;
+        v[2 * i + 1] = (int)i; /* the original position */
+      }
+      pd_sort(v, n, 2 * sizeof *v, int_pair_cmp);
+      for (size_t i = 1; i < n; i++) {
+        CHECK(v[2 * (i - 1)] <= v[2 * i]);
+        if (v[2 * (i - 1)] == v[2 * i]) CHECK(v[2 * (i - 1) + 1] < v[2 * i + 1]);
+      }
+      free(v);
+    }
+  }
+}
+
+/* pd_map: long keys, keys differing in one byte past the first 8, many keys (growth). */
+static void test_map(void) {
+  pd_map m = {0};
+  char key[300];
+  for (int i = 0; i < 5000; i++) {
+    memset(key, 'k', sizeof key);
+    snprintf(key + (i % 250), 40, "#%d", i);
+    bool added;
+    pd_map_slot *s = pd_map_put(&m, key, &added);
+    CHECK(added);
+    s->value = (size_t)i;
+  }
+  for (int i = 0; i < 5000; i++) {
+    memset(key, 'k', sizeof key);
+    snprintf(key + (i % 250), 40, "#%d", i);
+    size_t v = 0;
+    CHECK(pd_map_get(&m, key, &v) && v == (size_t)i);
+    key[strlen(key) - 1] ^= 1;
+    CHECK(!pd_map_get(&m, key, &v) || v != (size_t)i);
+  }
+  CHECK(pd_map_getn(&m, "kk", 1, NULL) == false);
+  pd_map_free(&m);
+}
+
 int main(void) {
   test_event_parser();
+  test_parser_fast_paths();
+  test_sort();
+  test_map();
   test_hta_double_rounding();
   test_intervals();
   test_classes();
