@@ -1,5 +1,5 @@
 #!/bin/bash
-# One run, side by side, best of 3: perf-doctor `trace --jobs 1` (ISA-L inflate), the same binary
+# One run, side by side, best of 5 (interleaved per set): perf-doctor `trace --jobs 1` (ISA-L inflate), the same binary
 # with PERF_DOCTOR_INFLATE=zlib, zcat of the same files, and HTA's load + temporal breakdown.
 # usage: bench/side_by_side.sh PERF_DOCTOR HTA_SRC|- SET_DIR...   (HTA_SRC "-" skips HTA)
 set -u
@@ -7,7 +7,7 @@ pd=$1 hta=$2
 shift 2
 best() {
   local b=999 s e t
-  for _ in 1 2 3; do
+  for _ in 1 2 3 4 5; do
     s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
     t=$(echo "$e - $s" | bc); b=$(echo "if ($t < $b) $t else $b" | bc)
   done

@@ -1,11 +1,10 @@
-/* hash: FNV-1a, the one hash function of the code base, and the hash tables built on it.
+/* hash: FNV-1a (pd_hash: stable values, which SARIF fingerprints keep) and the string table.
  *
  * pd_map maps strings to size_t values (usually an index into the caller's own array); it is
- * the one string-keyed table of the code base. pd_index indexes the caller's own items by a key
- * they hold, for tables too large to copy keys into. Both use open addressing with linear
- * probing in a power-of-two table kept at most half full, and never shrink; there is no
- * deletion (no caller needs it: a shell `unset` keeps the name, marked unset). Zero-initialise
- * a table to use it. */
+ * the one string-keyed table of the code base: open addressing with linear probing in a
+ * power-of-two table kept at most half full, hashed 8 bytes at a time; it never shrinks and has
+ * no deletion (no caller needs it: a shell `unset` keeps the name, marked unset).
+ * Zero-initialise a table to use it. */
 #ifndef PD_BASE_HASH_H
 #define PD_BASE_HASH_H
 
@@ -46,28 +45,5 @@ bool pd_map_next(const pd_map *m, size_t *it, const char **key, size_t *value);
 /* *dst becomes an independent copy of src (dst is overwritten, not freed). */
 void pd_map_clone(pd_map *dst, const pd_map *src);
 void pd_map_free(pd_map *m);
-
-/* An index over the items of the caller's own array, for keys the items hold (a trace's
- * correlation ids: millions of them, so a slot is 4 bytes and the key is not copied). The
- * caller supplies the key's hash and a comparison; the table stores item numbers only. */
-typedef struct {
-  uint32_t *slots; /* item + 1; 0 = empty */
-  size_t cap, n;
-} pd_index;
-
-/* True when item `item` of `items` has the key `key`. */
-typedef bool (*pd_index_eq)(const void *items, size_t item, const void *key);
-/* The hash of item `item`'s key (for growing the table). */
-typedef uint64_t (*pd_index_hash)(const void *items, size_t item);
-
-/* The item with this key, or false. */
-bool pd_index_find(const pd_index *x, uint64_t hash, pd_index_eq eq, const void *items,
-                   const void *key, size_t *item);
-/* Adds item (< 2^32 - 1) under hash; an item with an equal key is replaced by it. */
-void pd_index_add(pd_index *x, uint64_t hash, size_t item, pd_index_eq eq, pd_index_hash rehash,
-                  const void *items, const void *key);
-void pd_index_free(pd_index *x);
-/* A 64-bit integer's hash for pd_index (multiplicative: cheap, and ids are dense). */
-uint64_t pd_hash_i64(int64_t x);
 
 #endif

@@ -133,21 +133,6 @@ static uint32_t slice_intern(col *c, const tr_slice *sl) {
 
 /* ---- runtime map ---- */
 
-static bool rt_eq(const void *items, size_t i, const void *key) {
-  return ((const rtev *)items)[i].corr == *(const int64_t *)key;
-}
-
-/* Correlation ids count up: the low 16 bits are kept in order, so that consecutive ids take
- * consecutive slots (the table is far larger than the caches, and it is filled and probed in id
- * order), and the high bits are mixed so that blocks of ids spread over the table. */
-static uint64_t corr_hash(int64_t corr) {
-  uint64_t x = (uint64_t)corr;
-  return (x & 0xFFFFu) + pd_hash_i64((int64_t)(x >> 16));
-}
-
-static uint64_t rt_hash(const void *items, size_t i) { return corr_hash(((const rtev *)items)[i].corr); }
-
-/* The later row of a correlation id wins, as in HTA. */
 /* An event's name as bytes (not NUL-terminated): most names are used as they are in the window,
  * without a copy. */
 typedef struct {
@@ -173,13 +158,6 @@ static bool is_launch_api(nmv n) {
 static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, nmv name, unsigned adj, int tid) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
   *r = (rtev){corr, ts, sat_u32(end - ts), is_launch_api(name), adj & 15u, (uint32_t)tid & 255u};
-  pd_index_add(&c->rtix, corr_hash(corr), c->nrt - 1, rt_eq, rt_hash, c->rt, &corr);
-}
-
-static const rtev *rt_find(const col *c, int64_t corr) {
-  size_t i;
-  if (corr < 0 || !pd_index_find(&c->rtix, corr_hash(corr), rt_eq, c->rt, &corr, &i)) return NULL;
-  return &c->rt[i];
 }
 
 /* ---- event intake ---- */
@@ -458,26 +436,58 @@ static int gev_cmp(const void *pa, const void *pb) {
   return (a->end > b->end) - (a->end < b->end);
 }
 
-/* Joins every GPU row with its launching CPU row, then drops the runtime table (the largest
- * structure after the GPU rows) and sorts the GPU rows by start. */
-static void join_and_sort(col *c) {
-  for (size_t i = 0; i < c->ng; i++) {
-    gev *g = &c->g[i];
-    const rtev *rt = g->has_corr ? rt_find(c, g->link) : NULL;
-    if (rt) {
-      g->has_rt = 1;
-      g->link = rt->ts;
-      g->rt_dur = rt->dur;
-      g->launch = rt->launch;
-      g->rt_adj = rt->adj;
-      if (trr_names_class(&c->nm, g->name) != TR_COMM) { /* the modelled op it belongs to */
-        uint32_t op = tr_ops_find(c->ops, (int)rt->tid, rt->ts);
-        g->aux = op < AUX_NONE ? op : AUX_NONE;
-      }
-    }
+static int rt_cmp(const void *pa, const void *pb) {
+  const rtev *a = pa, *b = pb;
+  return (a->corr > b->corr) - (a->corr < b->corr);
+}
+
+/* A GPU row's correlation id and its index, for the join. */
+typedef struct {
+  int64_t corr;
+  size_t row;
+} corr_ref;
+
+static int ref_cmp(const void *pa, const void *pb) {
+  const corr_ref *a = pa, *b = pb;
+  return (a->corr > b->corr) - (a->corr < b->corr);
+}
+
+static void attach_launch(col *c, gev *g, const rtev *rt) {
+  g->has_rt = 1;
+  g->link = rt->ts;
+  g->rt_dur = rt->dur;
+  g->launch = rt->launch;
+  g->rt_adj = rt->adj;
+  if (trr_names_class(&c->nm, g->name) != TR_COMM) { /* the modelled op it belongs to */
+    uint32_t op = tr_ops_find(c->ops, (int)rt->tid, rt->ts);
+    g->aux = op < AUX_NONE ? op : AUX_NONE;
   }
+}
+
+/* Joins every GPU row with its launching CPU row by correlation id: both sides sorted by id (they
+ * come nearly sorted) and walked side by side, where a hash table of millions of ids was a cache
+ * miss per row. Of several CPU rows with one id the later one wins, as in HTA (the sort is
+ * stable, so it is the last of its run). */
+static void join_launches(col *c) {
+  pd_sort_inline(c->rt, c->nrt, sizeof *c->rt, rt_cmp);
+  corr_ref *ref = pd_xmalloc((c->ng + 1) * sizeof *ref);
+  size_t nref = 0;
+  for (size_t i = 0; i < c->ng; i++)
+    if (c->g[i].has_corr) ref[nref++] = (corr_ref){c->g[i].link, i};
+  pd_sort_inline(ref, nref, sizeof *ref, ref_cmp);
+  size_t j = 0;
+  for (size_t k = 0; k < nref; k++) {
+    while (j < c->nrt && (c->rt[j].corr < ref[k].corr || (j + 1 < c->nrt && c->rt[j + 1].corr == ref[k].corr))) j++;
+    if (j < c->nrt && c->rt[j].corr == ref[k].corr) attach_launch(c, &c->g[ref[k].row], &c->rt[j]);
+  }
+  free(ref);
+}
+
+/* Joins the GPU rows to their launches, then drops the runtime table (the largest structure
+ * after the GPU rows) and sorts the GPU rows by start. */
+static void join_and_sort(col *c) {
+  join_launches(c);
   free(c->rt);
-  pd_index_free(&c->rtix);
   c->rt = NULL;
   c->caprt = 0;
   if (c->ng) pd_sort_inline(c->g, c->ng, sizeof *c->g, gev_cmp);
@@ -752,7 +762,6 @@ static void col_free(col *c) {
   names_free(&c->nm);
   free(c->g);
   free(c->rt);
-  pd_index_free(&c->rtix);
   free(c->ci);
   free(c->st);
   tr_ivs_free(&c->host);

@@ -93,7 +93,6 @@ typedef struct {
   size_t ng, capg;
   rtev *rt;
   size_t nrt, caprt;
-  pd_index rtix; /* corr -> rt index */
   cinfo *ci;
   size_t nci, capci;
   steprow *st;
