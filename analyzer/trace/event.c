@@ -485,7 +485,7 @@ static const uint64_t pow10_u[19] = {1,          10,          100,          1000
 
 /* ts / dur in µs from the fast form: exact ns (rounded half away from zero, as dec_scaled)
  * and the nearest double (one correctly rounded division: mant < 2^53 and 10^frac exact). */
-static void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out) {
+static void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out, double *us_out) {
   uint64_t ns;
   if (frac <= 3) ns = mant * pow10_u[3 - frac];
   else {
@@ -497,23 +497,23 @@ static void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out) {
   out->real = frac > 0;
   if (frac > 0) {
     double us = (double)mant / (double)pow10_u[frac];
-    out->us = neg ? -us : us;
+    *us_out = neg ? -us : us;
   } else {
-    out->us = (double)(out->v / 1000);
+    *us_out = (double)(out->v / 1000);
   }
 }
 
 
 /* A number the general way (exponents, long mantissas, the end of the window). */
-static const char *want_num_slow(const char *p, const char *e, tr_num *out, bool to_ns, ev_err *er) {
+static const char *want_num_slow(const char *p, const char *e, tr_num *out, double *us, ev_err *er) {
   bool real;
   const char *q = number(p, e, &real, er);
   if (!q) return NULL;
   tr_slice n = {p, (size_t)(q - p), false, true};
   out->real = real;
-  if (to_ns) {
+  if (us) {
     out->present = as_ns(&n, &out->v);
-    out->us = real ? as_double(&n) : (double)(out->v / 1000);
+    *us = real ? as_double(&n) : (double)(out->v / 1000);
   } else {
     out->v = as_int(&n);
     out->present = true;
@@ -539,18 +539,19 @@ static const char *want_num_str(const char *p, const char *e, tr_num *out, ev_er
   return p;
 }
 
-/* A field that wants a number (ns when to_ns). Strings holding an integer count for args. */
-static inline const char *want_num(const char *p, const char *e, tr_num *out, bool to_ns, int depth, ev_err *er) {
+/* A field that wants a number: a time (µs in, ns out, and *us the double) when us is not NULL.
+ * Strings holding an integer count for args. */
+static inline const char *want_num(const char *p, const char *e, tr_num *out, double *us, int depth, ev_err *er) {
   uint64_t mant;
   int frac;
   bool neg;
   if (p < e && (*p == '-' || is_digit(*p))) {
     const char *q = num_fast(p, e, &mant, &frac, &neg);
-    if (!q) return want_num_slow(p, e, out, to_ns, er);
-    if (to_ns) {
-      num_fast_ns(mant, frac, neg, out);
+    if (!q) return want_num_slow(p, e, out, us, er);
+    if (us) {
+      num_fast_ns(mant, frac, neg, out, us);
       if (frac > 0 && mant >= ((uint64_t)1 << 53)) /* one division would round twice */
-        out->us = as_double(&(tr_slice){p, (size_t)(q - p), false, true});
+        *us = as_double(&(tr_slice){p, (size_t)(q - p), false, true});
     } else {
       uint64_t iv = frac ? mant / pow10_u[frac] : mant; /* truncated, as as_int; no division for integers */
       out->v = neg ? -(int64_t)iv : (int64_t)iv;
@@ -559,7 +560,7 @@ static inline const char *want_num(const char *p, const char *e, tr_num *out, bo
     }
     return q;
   }
-  if (!to_ns && p < e && *p == '"') return want_num_str(p, e, out, er);
+  if (!us && p < e && *p == '"') return want_num_str(p, e, out, er);
   return value(p, e, depth, er);
 }
 
@@ -603,41 +604,41 @@ static const char *arg_field(const char *p, const char *e, const tr_slice *key, 
   if (!k) return value(p, e, 2, er);
   switch (k->n) {
   case 3:
-    if (IS("Seq")) return want_num(p, e, &ev->seq, false, 2, er);
+    if (IS("Seq")) return want_num(p, e, &ev->seq, NULL, 2, er);
     break;
   case 5:
-    if (IS("flops")) return want_num(p, e, &ev->flops, false, 2, er);
+    if (IS("flops")) return want_num(p, e, &ev->flops, NULL, 2, er);
     if (IS("dtype")) return want_text(p, e, &ev->dtype, 2, er);
     break;
   case 6:
-    if (IS("stream")) return want_num(p, e, &ev->stream, false, 2, er);
-    if (IS("device")) return want_num(p, e, &ev->device, false, 2, er);
+    if (IS("stream")) return want_num(p, e, &ev->stream, NULL, 2, er);
+    if (IS("device")) return want_num(p, e, &ev->device, NULL, 2, er);
     break;
   case 8:
     if (IS("Comms Id")) return want_text(p, e, &ev->comms_id, 2, er);
     break;
   case 9:
-    if (IS("Device Id")) return want_num(p, e, &ev->dev_id, false, 2, er);
+    if (IS("Device Id")) return want_num(p, e, &ev->dev_id, NULL, 2, er);
     break;
   case 10:
     if (IS("Input Dims")) return want_raw(p, e, &ev->dims, 2, er);
     if (IS("Input type")) return want_raw(p, e, &ev->types, 2, er);
-    if (IS("Group size")) return want_num(p, e, &ev->group_size, false, 2, er);
+    if (IS("Group size")) return want_num(p, e, &ev->group_size, NULL, 2, er);
     break;
   case 11:
-    if (IS("correlation")) return want_num(p, e, &ev->correlation, false, 2, er);
-    if (IS("Device Type")) return want_num(p, e, &ev->dev_type, false, 2, er);
+    if (IS("correlation")) return want_num(p, e, &ev->correlation, NULL, 2, er);
+    if (IS("Device Type")) return want_num(p, e, &ev->dev_type, NULL, 2, er);
     break;
   case 13:
-    if (IS("In msg nelems")) return want_num(p, e, &ev->nelems, false, 2, er);
+    if (IS("In msg nelems")) return want_num(p, e, &ev->nelems, NULL, 2, er);
     break;
   case 14:
-    if (IS("Total Reserved")) return want_num(p, e, &ev->mem_reserved, false, 2, er);
-    if (IS("Out msg nelems")) return want_num(p, e, &ev->out_nelems, false, 2, er);
+    if (IS("Total Reserved")) return want_num(p, e, &ev->mem_reserved, NULL, 2, er);
+    if (IS("Out msg nelems")) return want_num(p, e, &ev->out_nelems, NULL, 2, er);
     break;
   case 15:
     if (IS("Concrete Inputs")) return want_raw(p, e, &ev->concrete, 2, er);
-    if (IS("Total Allocated")) return want_num(p, e, &ev->mem_alloc, false, 2, er);
+    if (IS("Total Allocated")) return want_num(p, e, &ev->mem_alloc, NULL, 2, er);
     if (IS("Collective name")) return want_text(p, e, &ev->coll_name, 2, er);
     break;
   case 18:
@@ -714,7 +715,8 @@ static const char *top_field(const char *p, const char *e, const tr_slice *key, 
     if (k->p[0] == 't' && k->p[1] == 's') {
       ev->ts_key = true;
       ev->ts = (tr_num){0};
-      return want_num(p, e, &ev->ts, true, 1, er);
+      ev->ts_us = 0;
+      return want_num(p, e, &ev->ts, &ev->ts_us, 1, er);
     }
     break;
   case 3:
@@ -723,8 +725,9 @@ static const char *top_field(const char *p, const char *e, const tr_slice *key, 
     if (key_is(k, "tid")) return want_text(p, e, &ev->tid, 1, er);
     if (key_is(k, "dur")) {
       ev->dur = (tr_num){0};
+      ev->dur_us = 0;
       ev->dur_null = p < e && *p == 'n';
-      return want_num(p, e, &ev->dur, true, 1, er);
+      return want_num(p, e, &ev->dur, &ev->dur_us, 1, er);
     }
     break;
   case 4:

@@ -218,7 +218,7 @@ static int cat_code(const tr_slice *c) {
  * is packed in 4 bits: (start + 1) * 3 + (end + 1). */
 static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
   if (!ev->ts.real && !ev->dur.real) return 4; /* integers: doubles are exact */
-  double b = ceil(ev->ts.us), e = floor(ev->ts.us + ev->dur.us);
+  double b = ceil(ev->ts_us), e = floor(ev->ts_us + ev->dur_us);
   int64_t db = (int64_t)b - trr_ceil_div(ts, 1000), de = (int64_t)e - trr_floor_div(end, 1000);
   db = db < -1 ? -1 : db > 1 ? 1 : db;
   de = de < -1 ? -1 : de > 1 ? 1 : de;

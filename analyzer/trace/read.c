@@ -10,6 +10,8 @@
 #include "base/limits.h"
 #include "trace/inflate.h"
 
+/* The window starts at 256 KiB (it grows for a larger event): small enough that the bytes the
+ * inflater writes are still in cache when the parser reads them. */
 #define RD_INITIAL_CAP ((size_t)256 << 10)
 /* A single event or header value may not exceed this; it bounds memory on hostile input. */
 #define RD_MAX_CAP ((size_t)256 << 20)
