@@ -56,13 +56,43 @@ static void occ_push(occs *s, uint32_t id, int tid, int64_t ts, int64_t end) {
 }
 
 /* The row of this (op, shape, dtype). */
+/* u in decimal and a '|' at o; returns the end. */
+static char *put_u64(char *o, uint64_t u) {
+  char t[20];
+  int n = 0;
+  do t[n++] = (char)('0' + u % 10); while (u /= 10);
+  while (n) *o++ = t[--n];
+  *o++ = '|';
+  return o;
+}
+
+static char *put_i64(char *o, int64_t v) {
+  if (v < 0) *o++ = '-';
+  return put_u64(o, v < 0 ? -(uint64_t)v : (uint64_t)v);
+}
+
+/* The row's key: name|kind|b|m|n|k|heads|heads_kv|causal|dtype|flops, written by hand (snprintf
+ * per op occurrence was a tenth of reading a small trace); the profiler's flops as the double's
+ * bits. */
 static uint32_t row_of(tr_ops_col *o, const char *name, const tr_fl *fl) {
-  char key[512];
-  snprintf(key, sizeof key, "%s|%d|%lld|%lld|%lld|%lld|%lld|%lld|%d|%s|%.0f", name, (int)fl->kind,
-           (long long)fl->b, (long long)fl->m, (long long)fl->n, (long long)fl->k, (long long)fl->heads,
-           (long long)fl->heads_kv, fl->causal, fl->dtype, fl->kind == TR_FL_PROFILER ? fl->flops : 0);
+  size_t nlen = strlen(name), dlen = strnlen(fl->dtype, sizeof fl->dtype);
+  char stack[512], *key = nlen + dlen + 12 * 22 <= sizeof stack ? stack : pd_xmalloc(nlen + dlen + 12 * 22);
+  char *w = key;
+  memcpy(w, name, nlen);
+  w += nlen;
+  *w++ = '|';
+  const int64_t f[] = {fl->kind, fl->b, fl->m, fl->n, fl->k, fl->heads, fl->heads_kv, fl->causal};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++) w = put_i64(w, f[i]);
+  memcpy(w, fl->dtype, dlen);
+  w += dlen;
+  *w++ = '|';
+  uint64_t bits = 0;
+  double flops = fl->kind == TR_FL_PROFILER ? fl->flops : 0;
+  memcpy(&bits, &flops, sizeof bits);
+  w = put_u64(w, bits);
   bool added;
-  pd_map_slot *s = pd_map_put(&o->keys, key, &added);
+  pd_map_slot *s = pd_map_putn(&o->keys, key, (size_t)(w - key), &added);
+  if (key != stack) free(key);
   if (!added) return (uint32_t)s->value;
   if (o->nrows >= ROW_MAX) return TR_OPS_NONE;
   s->value = o->nrows;
