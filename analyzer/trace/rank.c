@@ -232,11 +232,15 @@ static int thread_ix(col *c, const tr_event *ev) {
   char key[sizeof c->last_thread];
   size_t np = ev->pid.p ? ev->pid.n : 0, nt = ev->tid.n;
   if (np + nt + 2 > sizeof key) return 0;
+  /* the same thread as the last event's, told from the slices without building the key */
+  const char *last = c->last_thread;
+  if (last[0] && (!np || !memcmp(last, ev->pid.p, np)) && last[np] == '/' && !memcmp(last + np + 1, ev->tid.p, nt) &&
+      last[np + nt + 1] == '\0')
+    return c->last_thread_ix;
   if (np) memcpy(key, ev->pid.p, np);
   key[np] = '/';
   memcpy(key + np + 1, ev->tid.p, nt);
   key[np + nt + 1] = '\0';
-  if (!strcmp(key, c->last_thread)) return c->last_thread_ix;
   bool added;
   pd_map_slot *slot = pd_map_put(&c->threads, key, &added);
   if (added) slot->value = c->threads.n <= 255 ? c->threads.n : 0;
