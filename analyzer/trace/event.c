@@ -536,7 +536,8 @@ static const char *want_num_str(const char *p, const char *e, tr_num *out, ev_er
 
 /* A field that wants a number: a time (µs in, ns out, and *us the double) when us is not NULL.
  * Strings holding an integer count for args. */
-static inline const char *want_num(const char *p, const char *e, tr_num *out, double *us, int depth, ev_err *er) {
+static inline __attribute__((always_inline)) const char *want_num(const char *p, const char *e, tr_num *out, double *us,
+                                                                  int depth, ev_err *er) {
   uint64_t mant;
   int frac;
   bool neg;
@@ -592,7 +593,8 @@ static inline const tr_slice *plain_key(const tr_slice *key, char buf[KEY_BUF], 
 
 /* One args key's value: the fields the analyses read. Dispatched on the key's length first: a
  * CPU op with record_shapes carries a dozen keys, and most events none of ours. */
-static const char *arg_field(const char *p, const char *e, const tr_slice *key, tr_event *ev, ev_err *er) {
+static inline __attribute__((always_inline)) const char *arg_field(const char *p, const char *e, const tr_slice *key,
+                                                                   tr_event *ev, ev_err *er) {
   tr_slice plain;
   char buf[KEY_BUF];
   const tr_slice *k = plain_key(key, buf, &plain);
@@ -699,7 +701,8 @@ static const char *args_object(const char *p, const char *e, tr_event *ev, ev_er
 }
 
 /* One top-level key's value; the keys are dispatched on their length first. */
-static const char *top_field(const char *p, const char *e, const tr_slice *key, tr_event *ev, ev_err *er) {
+static inline __attribute__((always_inline)) const char *top_field(const char *p, const char *e, const tr_slice *key,
+                                                                   tr_event *ev, ev_err *er) {
   tr_slice plain;
   char buf[KEY_BUF];
   const tr_slice *k = plain_key(key, buf, &plain);
