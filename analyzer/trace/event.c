@@ -269,6 +269,10 @@ static const char *plain_array(const char *p, const char *e, int depth) {
 /* Any value: the position after it. */
 static const char *value(const char *p, const char *e, int depth, ev_err *er) {
   if (p >= e) return ev_fail(er, p, "unexpected end of the event");
+  if ((unsigned char)(*p - '1') < 9 && e - p >= 8) { /* the common skipped value: a short integer */
+    int k = digit_run8(p);
+    if (k < 8 && p[k] != '.' && p[k] != 'e' && p[k] != 'E') return p + k;
+  }
   bool real;
   const char *q;
   switch (*p) {
