@@ -383,7 +383,30 @@ static void test_map(void) {
   pd_map_free(&m);
 }
 
+/* GPU rows are joined to their launches by correlation id whatever the order of either side, and
+ * of two CPU rows with one id the later in the file wins, as in HTA. */
+static void test_launch_join(void) {
+  const char *text =
+      "{\"traceEvents\": [\n"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10,\"args\":{\"correlation\":5}},\n"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10,\"args\":{\"correlation\":3}},\n"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":10,\"args\":{\"correlation\":5}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":5}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":3}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":99}}\n"
+      "]}";
+  char *p = write_tmp(text);
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  CHECK(r->err == NULL);
+  CHECK_INT(r->hta.launch_n, 2);                            /* k3 has no launch */
+  CHECK(fabs(r->hta.launch_median_delay_us - 50.0) < 1e-9); /* (300 - 210) and (70 - 60): the later id-5 row */
+  tr_rank_free(r);
+  unlink(p);
+  free(p);
+}
+
 int main(void) {
+  test_launch_join();
   test_event_parser();
   test_parser_fast_paths();
   test_sort();
