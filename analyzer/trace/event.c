@@ -122,22 +122,6 @@ static inline __attribute__((always_inline)) const char *string(const char *p, c
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Timestamps run to 13-17 digits: eight at a time where the window holds them (SWAR). */
-static inline bool eight_digits(const char *p, uint64_t *v) {
-  uint64_t x;
-  memcpy(&x, p, 8);
-  /* every byte in '0'..'9': high nibble 3, and adding 6 does not carry out of the low nibble */
-  if ((x & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-      ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-    return false;
-  if (v) { /* the value of the 8 digits, little-endian lanes (Lemire's three multiplications) */
-    x = (x & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
-    x = (x & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
-    *v = (x & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
-  }
-  return true;
-}
-
 /* How many of the 8 bytes at p are digits before the first one that is not (SWAR: a byte
  * is a digit when, xor '0', its high nibble is 0 and adding 6 does not carry into bit 4; a carry
  * out of a non-digit byte only disturbs the bytes after it). */

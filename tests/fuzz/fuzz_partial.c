@@ -12,6 +12,7 @@
 #include "trace/summary.h"
 #include "trace/svg.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   json_t *doc = json_loadb((const char *)data, size, 0, NULL);
   if (!doc) return 0;

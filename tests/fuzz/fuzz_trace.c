@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (n != st.events) abort();
     free(err);
   }
-  tr_options o = {(mode & 2) ? "json" : "md", 1, (mode & 4) != 0};
+  tr_options o = {.format = (mode & 2) ? "json" : "md", .jobs = 1, .include_last = (mode & 4) != 0};
   int failed = 0;
   char *err = NULL;
   char *text = tr_summarize_opts(nfiles == 1 ? path[0] : dir, &o, &failed, &err);
