@@ -144,7 +144,7 @@ static void test_reader_variants(void) {
   read_text("{\"traceEvents\": [{\"name\": \"a\"},]}", false, 1, 0, false); /* trailing comma */
 }
 
-/* A kernel event split across the reader's 1 MiB windows, in a trace with a float ts. */
+/* A header value jansson would refuse, not asked for, does not fail the file. */
 static void test_unwanted_header(void) {
   char *p = write_tmp("{\"INFO\": [\"\xff\xfe log\"], \"distributedInfo\": {\"rank\": 2}, \"traceEvents\": ["
                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}");
@@ -156,6 +156,7 @@ static void test_unwanted_header(void) {
   free(p);
 }
 
+/* Kernel events split across the reader's windows (3 MB of them), in a trace with a float ts. */
 static void test_window_boundaries(void) {
   pd_buf b = {0};
   pd_buf_puts(&b, "{\"distributedInfo\": {\"rank\": 5, \"world_size\": 8}, \"traceEvents\": [\n");
