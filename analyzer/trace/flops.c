@@ -248,15 +248,12 @@ static const struct {
              {"aten::bmm", 0, 1, false, true},
              {"aten::baddbmm", 1, 2, true, true}};
 
-static bool same_name(const char *name, size_t len, const char *lit) {
-  return strlen(lit) == len && !memcmp(name, lit, len);
-}
-
 bool tr_flops_modelled(const char *name, size_t len) {
+  tr_slice n = {name, (uint32_t)len, false, false};
   for (size_t i = 0; i < sizeof GEMMS / sizeof *GEMMS; i++)
-    if (same_name(name, len, GEMMS[i].name)) return true;
+    if (tr_slice_eq(&n, GEMMS[i].name)) return true;
   for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++)
-    if (same_name(name, len, ATTN[i].name)) return true;
+    if (tr_slice_eq(&n, ATTN[i].name)) return true;
   return false;
 }
 

@@ -43,11 +43,6 @@ int trr_long_cmp(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-static int i64_cmp(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return (a > b) - (a < b);
-}
-
 static int idle_stream_cmp(const void *pa, const void *pb) {
   const tr_idle_stream *a = pa, *b = pb;
   return (a->stream > b->stream) - (a->stream < b->stream);
@@ -228,7 +223,7 @@ static void hta_kernel_stats(col *c, tr_hta *h, const kacc *acc) {
 
 static void hta_launch_stats(tr_hta *h, int64_t *delays, size_t ndel) {
   if (!ndel) return;
-  pd_sort_inline(delays, ndel, sizeof *delays, i64_cmp);
+  pd_sort_inline(delays, ndel, sizeof *delays, trr_i64_cmp);
   double med = ndel % 2 ? (double)delays[ndel / 2]
                         : ((double)delays[ndel / 2 - 1] + (double)delays[ndel / 2]) / 2.0;
   double sum = 0;

@@ -55,7 +55,6 @@ static void occ_push(occs *s, uint32_t id, int tid, int64_t ts, int64_t end) {
   r->tid = (uint32_t)(tid < 0 || tid > 255 ? 0 : tid);
 }
 
-/* The row of this (op, shape, dtype). */
 /* u in decimal and a '|' at o; returns the end. */
 static char *put_u64(char *o, uint64_t u) {
   char t[20];
@@ -71,9 +70,9 @@ static char *put_i64(char *o, int64_t v) {
   return put_u64(o, v < 0 ? -(uint64_t)v : (uint64_t)v);
 }
 
-/* The row's key: name|kind|b|m|n|k|heads|heads_kv|causal|dtype|flops, written by hand (snprintf
- * per op occurrence was a tenth of reading a small trace); the profiler's flops as the double's
- * bits. */
+/* The row of this (op, shape, dtype). Its key is name|kind|b|m|n|k|heads|heads_kv|causal|dtype|
+ * flops, written by hand (snprintf per op occurrence was a tenth of reading a small trace), the
+ * profiler's flops as the double's bits. */
 static uint32_t row_of(tr_ops_col *o, const char *name, const tr_fl *fl) {
   size_t nlen = strlen(name), dlen = strnlen(fl->dtype, sizeof fl->dtype);
   char stack[512], *key = nlen + dlen + 12 * 22 <= sizeof stack ? stack : pd_xmalloc(nlen + dlen + 12 * 22);

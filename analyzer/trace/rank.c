@@ -133,36 +133,31 @@ static uint32_t slice_intern(col *c, const tr_slice *sl) {
 
 /* ---- runtime map ---- */
 
-/* An event's name as bytes (not NUL-terminated): most names are used as they are in the window,
- * without a copy. */
-typedef struct {
-  const char *p;
-  size_t n;
-} nmv;
-
-static inline bool nm_is(nmv m, const char *lit) {
+/* Names are compared as the slices they are in the window (not NUL-terminated), without a copy;
+ * an escaped one is decoded first (on_event). */
+static inline bool nm_is(tr_slice m, const char *lit) {
   size_t k = strlen(lit);
   return m.n == k && !memcmp(m.p, lit, k);
 }
 
-static inline bool nm_starts(nmv m, const char *lit) {
+static inline bool nm_starts(tr_slice m, const char *lit) {
   size_t k = strlen(lit);
   return m.n >= k && !memcmp(m.p, lit, k);
 }
 
-static bool is_launch_api(nmv n) {
+static bool is_launch_api(tr_slice n) {
   return nm_is(n, "cudaLaunchKernel") || nm_is(n, "cudaLaunchKernelExC") || nm_is(n, "cudaMemcpyAsync") ||
          nm_is(n, "cudaMemsetAsync");
 }
 
-static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, nmv name, unsigned adj, int tid) {
+static void rt_add(col *c, int64_t corr, int64_t ts, int64_t end, tr_slice name, unsigned adj, int tid) {
   rtev *r = PD_PUSH(c->rt, c->nrt, c->caprt);
   *r = (rtev){corr, ts, sat_u32(end - ts), is_launch_api(name), adj & 15u, (uint32_t)tid & 255u};
 }
 
 /* ---- event intake ---- */
 
-static bool parse_step(nmv name, long *n) {
+static bool parse_step(tr_slice name, long *n) {
   /* HTA: ^ProfilerStep#(\d+) selects the rows; the number is read with ProfilerStep\s*#\s*(\d+) */
   if (!nm_starts(name, "ProfilerStep#") || name.n == 13 || !isdigit((unsigned char)name.p[13])) return false;
   char digits[24];
@@ -283,7 +278,7 @@ static void memory_event(col *c, const tr_event *ev) {
 
 /* A CPU op: kept for "which op ran at the memory peak" while that may be asked, and for FLOPs
  * when its shapes are recorded. */
-static void cpu_op(col *c, const tr_event *ev, nmv name, int64_t ts, int64_t end) {
+static void cpu_op(col *c, const tr_event *ev, tr_slice name, int64_t ts, int64_t end) {
   int tid = -1;
   if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name.p, name.n, tid = thread_ix(c, ev), ts, end);
   if (ev->dims.p) c->out->shapes = true;
@@ -301,7 +296,7 @@ static void device_rows_begin(col *c) {
   if (!c->has_memory && !c->profile_memory) tr_ops_host_stop(c->ops);
 }
 
-static void gpu_row(col *c, const tr_event *ev, nmv name, int cat, int64_t ts, int64_t end, int64_t stream,
+static void gpu_row(col *c, const tr_event *ev, tr_slice name, int cat, int64_t ts, int64_t end, int64_t stream,
                     int64_t corr) {
   gev *g = PD_PUSH(c->g, c->ng, c->capg);
   g->ts = ts;
@@ -337,9 +332,11 @@ static void on_event(void *vc, const tr_event *ev, uint64_t offset) {
   col *c = vc;
   /* HTA rounds when pandas' ts column is float: any float ts, or any row without one. */
   if (!ev->ts.present || ev->ts.real) c->float_ts = true;
-  nmv name = {"", 0};
-  if (ev->name.p && !ev->name.escaped) name = (nmv){ev->name.p, ev->name.n};
-  else if (ev->name.p) name = (nmv){scratch_str(c, 0, &ev->name), 0}, name.n = strlen(name.p);
+  tr_slice name = ev->name.p && !ev->name.escaped ? ev->name : (tr_slice){"", 0, false, false};
+  if (ev->name.p && ev->name.escaped) {
+    name.p = scratch_str(c, 0, &ev->name);
+    name.n = (uint32_t)strlen(name.p);
+  }
   int cat = cat_code(&ev->cat);
   if (cat == CAT_INSTANT && nm_is(name, "[memory]")) {
     memory_event(c, ev);
@@ -440,21 +437,14 @@ static int gev_cmp(const void *pa, const void *pb) {
   return (a->end > b->end) - (a->end < b->end);
 }
 
-static int rt_cmp(const void *pa, const void *pb) {
-  const rtev *a = pa, *b = pb;
-  return (a->corr > b->corr) - (a->corr < b->corr);
-}
-
 /* A GPU row's correlation id and its index, for the join. */
 typedef struct {
   int64_t corr;
   size_t row;
 } corr_ref;
 
-static int ref_cmp(const void *pa, const void *pb) {
-  const corr_ref *a = pa, *b = pb;
-  return (a->corr > b->corr) - (a->corr < b->corr);
-}
+/* Both sides of the join are ordered by trr_i64_cmp on their leading member, the id. */
+_Static_assert(offsetof(rtev, corr) == 0 && offsetof(corr_ref, corr) == 0, "the id leads");
 
 static void attach_launch(col *c, gev *g, const rtev *rt) {
   g->has_rt = 1;
@@ -473,12 +463,12 @@ static void attach_launch(col *c, gev *g, const rtev *rt) {
  * miss per row. Of several CPU rows with one id the later one wins, as in HTA (the sort is
  * stable, so it is the last of its run). */
 static void join_launches(col *c) {
-  pd_sort_inline(c->rt, c->nrt, sizeof *c->rt, rt_cmp);
+  pd_sort_inline(c->rt, c->nrt, sizeof *c->rt, trr_i64_cmp);
   corr_ref *ref = pd_xmalloc((c->ng + 1) * sizeof *ref);
   size_t nref = 0;
   for (size_t i = 0; i < c->ng; i++)
     if (c->g[i].has_corr) ref[nref++] = (corr_ref){c->g[i].link, i};
-  pd_sort_inline(ref, nref, sizeof *ref, ref_cmp);
+  pd_sort_inline(ref, nref, sizeof *ref, trr_i64_cmp);
   size_t j = 0;
   for (size_t k = 0; k < nref; k++) {
     while (j < c->nrt && (c->rt[j].corr < ref[k].corr || (j + 1 < c->nrt && c->rt[j + 1].corr == ref[k].corr))) j++;

@@ -25,8 +25,9 @@ typedef struct {
   size_t n, cap;
   pd_map ids;       /* name -> id */
   /* The ids of recently interned names, direct-mapped by a hash of their length and first and
-   * last bytes: a trace repeats a few hundred kernel names a million times, and hashing each
-   * whole name (FNV-1a, a byte at a time) was the larger part of interning it. */
+   * last bytes: a trace repeats a few hundred kernel names a million times, and one comparison
+   * here saves hashing the whole name and probing the map (measured: 0.8 % of the instructions,
+   * 4-8 % of the time on the generated 100 MB sets). */
   struct {
     uint32_t id;
     uint32_t len;
@@ -128,6 +129,12 @@ static inline int64_t trr_ceil_div(int64_t a, int64_t b) { return -trr_floor_div
  * (a new group only when b is after the running maximum end). */
 void trr_merge_in_order(tr_ivs *s, int64_t *cummax, int64_t b, int64_t e);
 int trr_long_cmp(const void *pa, const void *pb);
+/* Orders by a leading int64_t: int64_t arrays, and structs whose first member is their key. In
+ * the header, so that pd_sort_inline inlines it. */
+static inline int trr_i64_cmp(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
 
 /* HTA's figures into c->out->hta, from the joined and sorted GPU rows. */
 void trr_analyze_hta(col *c, const tr_rank_opts *opts);
