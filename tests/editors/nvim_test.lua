@@ -89,17 +89,19 @@ local function run()
 
   -- 0. :PerfDoctorTrace before any script is open: the plugin starts a server of its own
   -- (attached to no buffer), waits for it to initialise, then asks.
-  local function wait_trace_buffer()
+  -- The current buffer once its name starts with prefix and it has content, or false.
+  local function wait_buffer(prefix)
     local found
     local ok = vim.wait(20000, function()
       local b = vim.api.nvim_get_current_buf()
-      if vim.api.nvim_buf_get_name(b):find('perf-doctor://trace/', 1, true) and vim.api.nvim_buf_line_count(b) > 1 then
+      if vim.api.nvim_buf_get_name(b):find(prefix, 1, true) and vim.api.nvim_buf_line_count(b) > 1 then
         found = b
         return true
       end
     end, 10)
     return ok and found
   end
+  local function wait_trace_buffer() return wait_buffer('perf-doctor://trace/') end
   local t00 = vim.loop.hrtime()
   vim.cmd('PerfDoctorTrace ' .. vim.fn.fnameescape(trace))
   local early = wait_trace_buffer()
@@ -167,15 +169,8 @@ local function run()
   got = vim.wait(20000, function() return measured(buf) == nil and #vim.diagnostic.get(buf) > 0 end, 10)
   check(got, ':PerfDoctorUnlinkTrace: the evidence goes away')
   vim.cmd('PerfDoctorCompare ' .. vim.fn.fnameescape(trace) .. ' ' .. vim.fn.fnameescape(trace))
-  local cbuf
-  got = vim.wait(20000, function()
-    local b = vim.api.nvim_get_current_buf()
-    if vim.api.nvim_buf_get_name(b):find('perf-doctor://compare/', 1, true) and vim.api.nvim_buf_line_count(b) > 1 then
-      cbuf = b
-      return true
-    end
-  end, 10)
-  check(got, ':PerfDoctorCompare opens a buffer')
+  local cbuf = wait_buffer('perf-doctor://compare/')
+  check(cbuf, ':PerfDoctorCompare opens a buffer')
   check(vim.api.nvim_buf_get_lines(cbuf, 0, 1, false)[1] == '# Trace comparison', 'comparison title')
   vim.cmd('wincmd p')
   check(vim.api.nvim_get_current_buf() == buf, 'back in the script window (after the comparison)')

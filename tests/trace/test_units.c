@@ -207,6 +207,18 @@ static size_t bad_at(const char *text) {
   return pos;
 }
 
+/* bad_at of prefix + depth '[' + depth ']' + suffix: arrays nested that deep. */
+static size_t bad_at_nested(const char *prefix, int depth, const char *suffix) {
+  pd_buf deep = {0};
+  pd_buf_puts(&deep, prefix);
+  for (int i = 0; i < depth; i++) pd_buf_putc(&deep, '[');
+  for (int i = 0; i < depth; i++) pd_buf_putc(&deep, ']');
+  pd_buf_puts(&deep, suffix);
+  size_t at = bad_at(deep.data);
+  pd_buf_free(&deep);
+  return at;
+}
+
 static void test_event_parser(void) {
   tr_event ev;
   char buf[256];
@@ -251,13 +263,7 @@ static void test_event_parser(void) {
   CHECK_INT(bad_at("{\"a\": \"\x01\"}"), 7);
   CHECK_INT(bad_at("{\"a\": 1,}"), 8);
   CHECK_INT(bad_at("{\"a\": 1} x"), 9);
-  pd_buf deep = {0};
-  pd_buf_puts(&deep, "{\"a\": ");
-  for (int i = 0; i < 2000; i++) pd_buf_putc(&deep, '[');
-  for (int i = 0; i < 2000; i++) pd_buf_putc(&deep, ']');
-  pd_buf_putc(&deep, '}');
-  CHECK(bad_at(deep.data) > 0);
-  pd_buf_free(&deep);
+  CHECK(bad_at_nested("{\"a\": ", 2000, "}") > 0);
 }
 
 /* HTA rounds absolute float µs timestamps as doubles, which cannot hold their ns digits:
@@ -316,13 +322,7 @@ static void test_parser_fast_paths(void) {
   CHECK_INT(bad_at("{\"args\": {\"grid\": [1, 2}}"), 23);
   CHECK(parse("{\"args\": {\"Input Dims\": [-1, 2.5, 1e3, null, {\"a\": [\"x\\n\"]}]}}", &ev));
   /* arrays nested past the limit are refused, not skipped */
-  pd_buf deep = {0};
-  pd_buf_puts(&deep, "{\"args\": {\"grid\": ");
-  for (int i = 0; i < 600; i++) pd_buf_putc(&deep, '[');
-  for (int i = 0; i < 600; i++) pd_buf_putc(&deep, ']');
-  pd_buf_puts(&deep, "}}");
-  CHECK(bad_at(deep.data) > 0);
-  pd_buf_free(&deep);
+  CHECK(bad_at_nested("{\"args\": {\"grid\": ", 600, "}}") > 0);
   /* Kineto's spacing and others: the same fields */
   CHECK(parse("{\"ph\": \"X\", \"name\": \"k\", \"ts\": 1, \"dur\": 2}", &ev));
   CHECK(tr_slice_eq(&ev.name, "k") && ev.dur.v == 2000);
