@@ -123,10 +123,7 @@ int pd_cmd_trace(int argc, char **argv) {
       trace_usage(stdout);
       return 0;
     } else if (!strcmp(a, "--compare")) {
-      if (i + 2 >= argc) {
-        fprintf(stderr, "perf-doctor trace: --compare needs BEFORE and AFTER\n");
-        return 2;
-      }
+      if (i + 2 >= argc) return usage_error("--compare needs BEFORE and AFTER");
       cmp_before = argv[++i];
       cmp_after = argv[++i];
     } else if (!strcmp(a, "--format") && i + 1 < argc) {
@@ -169,6 +166,11 @@ int pd_cmd_trace(int argc, char **argv) {
       return 2;
     }
   }
+  /* before every mode: --merge and --compare render with it too */
+  if (strcmp(o.format, "md") != 0 && strcmp(o.format, "json") != 0) {
+    free(merge);
+    return usage_error("--format must be md or json");
+  }
   if (partial || merging) {
     int st = (path || cmp_before || (partial && merging)) ? usage_error("--partial and --merge stand alone")
              : partial ? do_partial(partial, &o) : do_merge(merge, nmerge, &o, svg_path);
@@ -177,10 +179,6 @@ int pd_cmd_trace(int argc, char **argv) {
   }
   if (!path && !cmp_before) {
     trace_usage(stderr);
-    return 2;
-  }
-  if (strcmp(o.format, "md") != 0 && strcmp(o.format, "json") != 0) {
-    fprintf(stderr, "perf-doctor trace: --format must be md or json\n");
     return 2;
   }
   if (cmp_before) {

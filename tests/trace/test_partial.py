@@ -78,6 +78,8 @@ def main():
         f.write('{"traceEvents": []}')
     rc, _, err = ck.run("trace", "--merge", bogus)
     ck.check(rc == 2 and bogus in err and "not a perf-doctor partial" in err, "non-partial refused: %s" % err.strip())
+    rc, _, err = ck.run("trace", "--merge", *b, "--format", "xml")
+    ck.check(rc == 2 and "--format must be md or json" in err, "--merge refuses a bad --format: %d %s" % (rc, err.strip()))
     rc, _, err = ck.run("trace", "--partial", synth)
     ck.check(rc == 2 and "one file" in err, "a folder is not a partial's input: %s" % err.strip())
     return ck.exit("trace_partial")
