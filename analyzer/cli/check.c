@@ -177,6 +177,13 @@ typedef struct {
 
 /* Audits one file with its own settings. Raises *status for errors (2) and findings at the fail
  * level (1). */
+/* Whether a finding of r, not suppressed, is at or above --fail-on. */
+static bool reaches_fail_level(const au_result *r, int fail_level) {
+  for (size_t k = 0; k < r->nfindings; k++)
+    if (!r->findings[k].suppressed && (int)r->findings[k].severity >= fail_level) return true;
+  return false;
+}
+
 static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_cache *rc,
                       sm_cache *cache, run_out *out, int *status) {
   au_settings s;
@@ -212,8 +219,7 @@ static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_c
     fprintf(stderr, "perf-doctor check: %s\n", r->errors[k]);
     *status = 2;
   }
-  for (size_t k = 0; k < r->nfindings && *status != 2; k++)
-    if (!r->findings[k].suppressed && (int)r->findings[k].severity >= fail_level) *status = 1;
+  if (*status != 2 && reaches_fail_level(r, fail_level)) *status = 1;
   out->v[out->n++] = r;
   return launch;
 }
@@ -315,11 +321,9 @@ static void link_traces(const co_opts *o, run_out *out, int fail_level, int *sta
     any = true;
   }
   if (!any || *status == 2) return;
-  int st = 0;
+  *status = 0;
   for (size_t i = 0; i < out->n; i++)
-    for (size_t k = 0; k < out->v[i]->nfindings; k++)
-      if (!out->v[i]->findings[k].suppressed && (int)out->v[i]->findings[k].severity >= fail_level) st = 1;
-  *status = st;
+    if (reaches_fail_level(out->v[i], fail_level)) *status = 1;
 }
 
 int pd_cmd_check(int argc, char **argv) {
