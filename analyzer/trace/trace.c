@@ -302,16 +302,17 @@ static int free_ranks(tr_rank **ranks, size_t n) {
   return failed;
 }
 
+/* The error for a format the text renderers do not know (NULL means md), or NULL. */
+static char *format_error(const char *format) {
+  if (!format || !strcmp(format, "md") || !strcmp(format, "json")) return NULL;
+  return pd_xasprintf("unknown format '%s' (expected md or json)", format);
+}
+
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
   static const tr_options defaults = {"md", 0, false, NULL, NULL};
   if (!opts) opts = &defaults;
-  const char *format = opts->format ? opts->format : "md";
-  *err = NULL;
   if (n_failed) *n_failed = 0;
-  if (strcmp(format, "md") != 0 && strcmp(format, "json") != 0) {
-    *err = pd_xasprintf("unknown format '%s' (expected md or json)", format);
-    return NULL;
-  }
+  if ((*err = format_error(opts->format))) return NULL;
   size_t n = 0;
   tr_rank **ranks = analyze_path(path, opts, &n, err);
   if (!ranks) return NULL;
@@ -342,8 +343,9 @@ char *tr_summarize(const char *path, const char *format, char **err) {
 char *tr_partial_file(const char *file, const tr_options *opts, bool *failed, char **err) {
   struct stat sb;
   *err = NULL;
-  if (stat(file, &sb) != 0 || S_ISDIR(sb.st_mode)) {
-    *err = pd_xasprintf("%s: %s", file, stat(file, &sb) != 0 ? strerror(errno) : "a partial is made from one file, not a folder");
+  bool dir = false;
+  if (stat(file, &sb) != 0 || (dir = S_ISDIR(sb.st_mode))) {
+    *err = pd_xasprintf("%s: %s", file, dir ? "a partial is made from one file, not a folder" : strerror(errno));
     return NULL;
   }
   json_object_seed(0);
@@ -393,7 +395,8 @@ static tr_rank *load_part(const char *path, tr_rank_opts *ro, char **err) {
 }
 
 char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_failed, char **err) {
-  *err = NULL;
+  if (n_failed) *n_failed = 0;
+  if ((*err = format_error(opts->format))) return NULL;
   tr_rank **ranks = pd_xcalloc(n ? n : 1, sizeof *ranks);
   char *first_gpu = NULL;
   bool first_last = false;
