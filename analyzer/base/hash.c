@@ -123,3 +123,32 @@ void pd_map_free(pd_map *m) {
   m->slots = NULL;
   m->cap = m->n = 0;
 }
+
+static size_t intern_slot(const char *s, size_t n) {
+  uint64_t a = 0, b = 0;
+  memcpy(&a, s, n < 8 ? n : 8);
+  memcpy(&b, s + (n < 8 ? 0 : n - 8), n < 8 ? n : 8);
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
+  return (size_t)(h >> 56) % PD_INTERN_CACHE;
+}
+
+uint32_t pd_intern_n(pd_intern *t, const char *s, size_t n, bool *added) {
+  size_t k = intern_slot(s, n);
+  if (added) *added = false;
+  if (t->cache[k].used && t->cache[k].len == n && !memcmp(t->str[t->cache[k].id], s, n)) return t->cache[k].id;
+  bool fresh;
+  pd_map_slot *slot = pd_map_putn(&t->ids, s, n, &fresh);
+  if (fresh) {
+    slot->value = t->n;
+    *PD_PUSH(t->str, t->n, t->cap) = slot->key;
+    if (added) *added = true;
+  }
+  if (n <= UINT32_MAX) t->cache[k].id = (uint32_t)slot->value, t->cache[k].len = (uint32_t)n, t->cache[k].used = true;
+  return (uint32_t)slot->value;
+}
+
+void pd_intern_free(pd_intern *t) {
+  pd_map_free(&t->ids);
+  free(t->str);
+  memset(t, 0, sizeof *t);
+}

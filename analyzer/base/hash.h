@@ -46,4 +46,26 @@ bool pd_map_next(const pd_map *m, size_t *it, const char **key, size_t *value);
 void pd_map_clone(pd_map *dst, const pd_map *src);
 void pd_map_free(pd_map *m);
 
+/* pd_intern: strings to dense ids (0, 1, ... in order of first appearance), for tables that
+ * repeat a few hundred distinct names a million times (kernel and op names). A direct-mapped
+ * cache of recent ids, keyed by a hash of the length and the first and last 8 bytes, answers
+ * most look-ups with one comparison instead of hashing the whole name and probing the map.
+ * Zero-initialise; str and n are read-only for callers. */
+#define PD_INTERN_CACHE 256
+
+typedef struct {
+  const char **str; /* id -> name (the map's copy, stable until pd_intern_free) */
+  size_t n, cap;
+  pd_map ids;       /* name -> id */
+  struct {
+    uint32_t id;
+    uint32_t len;
+    bool used;
+  } cache[PD_INTERN_CACHE];
+} pd_intern;
+
+/* The id of s[0..n), added when new (*added then true; added may be NULL). */
+uint32_t pd_intern_n(pd_intern *t, const char *s, size_t n, bool *added);
+void pd_intern_free(pd_intern *t);
+
 #endif

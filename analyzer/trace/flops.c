@@ -64,6 +64,19 @@ static void skip_value(cur *c) {
   }
 }
 
+/* The integer at c->p (a JSON integer, validated), saturating as strtoll does; strtoll's
+ * locale and base handling were half the cost of reading the shapes. */
+static int64_t int_at(cur *c) {
+  bool neg = *c->p == '-';
+  if (neg) c->p++;
+  uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  for (; c->p < c->e && *c->p >= '0' && *c->p <= '9'; c->p++) {
+    unsigned d = (unsigned)(*c->p - '0');
+    u = u > (lim - d) / 10 ? lim : u * 10 + d;
+  }
+  return neg ? (int64_t)(0 - u) : (int64_t)u;
+}
+
 /* One argument's sizes: [a, b, ...]; anything else gives rank -1. */
 static void one_dims(cur *c, dims *d) {
   int i = d->n;
@@ -84,7 +97,7 @@ static void one_dims(cur *c, dims *d) {
       d->rank[i] = -1;
       return;
     }
-    long long v = strtoll(c->p, (char **)&c->p, 10);
+    int64_t v = int_at(c);
     if (d->rank[i] < MAX_RANK) d->d[i][d->rank[i]] = v;
     d->rank[i]++;
     if (eat(c, ',')) continue;
@@ -142,12 +155,12 @@ static void dtype_of(const tr_event *ev, int i, char *out, size_t cap) {
   } map[] = {{"c10::BFloat16", "bf16"}, {"c10::Half", "fp16"},     {"float", "fp32"},
              {"double", "fp64"},        {"c10::Float8_e4m3fn", "fp8"}, {"c10::Float8_e5m2", "fp8"},
              {"c10::Float8_e4m3fnuz", "fp8"}, {"c10::Float8_e5m2fnuz", "fp8"}};
+  const char *name = t[0] ? t : "unrecorded";
   for (size_t k = 0; k < sizeof map / sizeof *map; k++)
-    if (!strcmp(t, map[k].recorded)) {
-      snprintf(out, cap, "%s", map[k].name);
-      return;
-    }
-  snprintf(out, cap, "%s", t[0] ? t : "unrecorded");
+    if (!strcmp(t, map[k].recorded)) name = map[k].name;
+  size_t n = strnlen(name, cap - 1); /* a bounded copy: snprintf's format machinery cost more */
+  memcpy(out, name, n);
+  out[n] = '\0';
 }
 
 /* A bool argument as Concrete Inputs records it ("True", "true", "1"). */
@@ -180,6 +193,7 @@ static bool gemm(const dims *d, int a, int b, bool bias, bool batched, tr_fl *ou
 
 typedef struct {
   const char *name;
+  size_t len;
   int q;          /* index of q in Input Dims (k, v follow) */
   bool bnhd;      /* (B, N, H, d) layout (flash_attn) instead of (B, H, N, d) */
   int causal;     /* Concrete Inputs index of is_causal; -1: causal unless stated (flash bwd) */
@@ -188,17 +202,19 @@ typedef struct {
   bool backward, flash;
 } attn_op;
 
+#define NAME(lit) lit, sizeof(lit) - 1
+
 static const attn_op ATTN[] = {
-    {"aten::_scaled_dot_product_flash_attention", 0, false, 4, 0, 0, false, true},
-    {"aten::_scaled_dot_product_efficient_attention", 0, false, 4, 0, 0, false, false},
-    {"aten::_scaled_dot_product_cudnn_attention", 0, false, 6, 0, 0, false, false},
-    {"flash_attn::_flash_attn_forward", 0, true, 5, 0, 0, false, true},
-    {"FlashAttnFunc", 0, true, 5, 0, 0, false, true},
-    {"aten::_scaled_dot_product_flash_attention_backward", 1, false, 11, 0, 0, true, true},
+    {NAME("aten::_scaled_dot_product_flash_attention"), 0, false, 4, 0, 0, false, true},
+    {NAME("aten::_scaled_dot_product_efficient_attention"), 0, false, 4, 0, 0, false, false},
+    {NAME("aten::_scaled_dot_product_cudnn_attention"), 0, false, 6, 0, 0, false, false},
+    {NAME("flash_attn::_flash_attn_forward"), 0, true, 5, 0, 0, false, true},
+    {NAME("FlashAttnFunc"), 0, true, 5, 0, 0, false, true},
+    {NAME("aten::_scaled_dot_product_flash_attention_backward"), 1, false, 11, 0, 0, true, true},
     /* PyTorch 2.1 had (grad_out, q, k, v, out, logsumexp, is_causal, chunk_grad_outputs) */
-    {"aten::_scaled_dot_product_efficient_attention_backward", 1, false, 11, 6, 12, true, false},
-    {"aten::_scaled_dot_product_cudnn_attention_backward", 1, false, 14, 0, 0, true, false},
-    {"flash_attn::_flash_attn_backward", 1, true, 10, 0, 0, true, true},
+    {NAME("aten::_scaled_dot_product_efficient_attention_backward"), 1, false, 11, 6, 12, true, false},
+    {NAME("aten::_scaled_dot_product_cudnn_attention_backward"), 1, false, 14, 0, 0, true, false},
+    {NAME("flash_attn::_flash_attn_backward"), 1, true, 10, 0, 0, true, true},
 };
 
 static const attn_op *attn_find(const char *name) {
@@ -241,19 +257,21 @@ static bool attention(const attn_op *op, const tr_event *ev, const dims *d, tr_f
 /* The GEMMs: argument indexes of the two matrices, whether a bias (C) comes first, batched. */
 static const struct {
   const char *name;
+  size_t len;
   int a, b;
   bool bias, batched;
-} GEMMS[] = {{"aten::mm", 0, 1, false, false},
-             {"aten::addmm", 1, 2, true, false},
-             {"aten::bmm", 0, 1, false, true},
-             {"aten::baddbmm", 1, 2, true, true}};
+} GEMMS[] = {{NAME("aten::mm"), 0, 1, false, false},
+             {NAME("aten::addmm"), 1, 2, true, false},
+             {NAME("aten::bmm"), 0, 1, false, true},
+             {NAME("aten::baddbmm"), 1, 2, true, true}};
 
+/* Called for every CPU op with shapes: the length decides before any bytes are compared (a
+ * tr_slice_eq per table entry was 4 % of reading a record_shapes trace). */
 bool tr_flops_modelled(const char *name, size_t len) {
-  tr_slice n = {name, (uint32_t)len, false, false};
   for (size_t i = 0; i < sizeof GEMMS / sizeof *GEMMS; i++)
-    if (tr_slice_eq(&n, GEMMS[i].name)) return true;
+    if (len == GEMMS[i].len && !memcmp(name, GEMMS[i].name, len)) return true;
   for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++)
-    if (tr_slice_eq(&n, ATTN[i].name)) return true;
+    if (len == ATTN[i].len && !memcmp(name, ATTN[i].name, len)) return true;
   return false;
 }
 

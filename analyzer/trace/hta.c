@@ -202,13 +202,13 @@ static void hta_breakdown(tr_hta *h, hta_acc *a) {
 /* Per-name statistics (sample std, as pandas). */
 static void hta_kernel_stats(col *c, tr_hta *h, const kacc *acc) {
   size_t nk = 0;
-  for (size_t id = 0; id < c->nm.n; id++) nk += acc[id].count ? 1 : 0;
+  for (size_t id = 0; id < c->nm.in.n; id++) nk += acc[id].count ? 1 : 0;
   h->kernels = pd_xcalloc(nk + 1, sizeof *h->kernels);
-  for (size_t id = 0; id < c->nm.n; id++) {
+  for (size_t id = 0; id < c->nm.in.n; id++) {
     const kacc *a = &acc[id];
     if (!a->count) continue;
     tr_kernel_stat *k = &h->kernels[h->n_kernel_stats++];
-    k->name = pd_xstrdup(c->nm.str[id]);
+    k->name = pd_xstrdup(c->nm.in.str[id]);
     k->cls = trr_names_class(&c->nm, (uint32_t)id);
     k->count = a->count;
     k->sum_us = a->sum;
@@ -240,7 +240,7 @@ void trr_analyze_hta(col *c, const tr_rank_opts *opts) {
   hta_window w = hta_filter(c, opts);
   hta_acc a = {.cm_all = INT64_MIN, .cm_comp = INT64_MIN, .cm_comm = INT64_MIN, .cm_mem = INT64_MIN,
                .cm_x_all = INT64_MIN, .cm_x_comp = INT64_MIN};
-  a.acc = pd_xcalloc(c->nm.n + 1, sizeof *a.acc);
+  a.acc = pd_xcalloc(c->nm.in.n + 1, sizeof *a.acc);
   a.delays = pd_xmalloc((c->ng + 1) * sizeof *a.delays);
   for (size_t i = 0; i < c->ng; i++) {
     const gev *g = &c->g[i];

@@ -22,6 +22,7 @@ typedef struct {
 typedef struct {
   occ *v;
   size_t n, cap;
+  int64_t *reach; /* once indexed: the latest end among v[0..i] on v[i]'s thread */
 } occs;
 
 struct tr_ops_col {
@@ -34,9 +35,7 @@ struct tr_ops_col {
   long dropped;
   bool host_on;
   occs host;
-  pd_map host_ids; /* name -> id */
-  const char **host_names;
-  size_t nhost_names, cap_host_names;
+  pd_intern host_names;
 };
 
 tr_ops_col *tr_ops_new(void) {
@@ -114,25 +113,25 @@ void tr_ops_add(tr_ops_col *o, const char *name, const tr_fl *fl, int tid, int64
 
 void tr_ops_host(tr_ops_col *o, const char *name, size_t len, int tid, int64_t ts, int64_t end) {
   if (!o->host_on) return;
-  bool added;
-  pd_map_slot *s = pd_map_putn(&o->host_ids, name, len, &added);
-  if (added) {
-    if (o->nhost_names >= ROW_MAX) {
-      tr_ops_host_stop(o); /* more distinct names than a record holds: give up, say so */
-      return;
-    }
-    s->value = o->nhost_names;
-    *PD_PUSH(o->host_names, o->nhost_names, o->cap_host_names) = s->key;
+  uint32_t id = pd_intern_n(&o->host_names, name, len, NULL);
+  if (id >= ROW_MAX) { /* more distinct names than a record holds: give up, say so */
+    tr_ops_host_stop(o);
+    return;
   }
-  occ_push(&o->host, (uint32_t)s->value, tid, ts, end);
+  occ_push(&o->host, id, tid, ts, end);
 }
 
 bool tr_ops_host_kept(const tr_ops_col *o) { return o->host_on; }
 
+static void occs_free(occs *s) {
+  free(s->v);
+  free(s->reach);
+  *s = (occs){0};
+}
+
 void tr_ops_host_stop(tr_ops_col *o) {
   o->host_on = false;
-  free(o->host.v);
-  o->host = (occs){0};
+  occs_free(&o->host);
 }
 
 static int occ_cmp(const void *pa, const void *pb) {
@@ -142,9 +141,18 @@ static int occ_cmp(const void *pa, const void *pb) {
   return (a->dur < b->dur) - (a->dur > b->dur); /* the outer of two ops starting together first */
 }
 
+static void occs_index(occs *s) {
+  if (s->n) pd_sort_inline(s->v, s->n, sizeof *s->v, occ_cmp);
+  s->reach = pd_xmalloc((s->n + 1) * sizeof *s->reach);
+  for (size_t i = 0; i < s->n; i++) {
+    int64_t end = s->v[i].ts + (int64_t)s->v[i].dur;
+    s->reach[i] = i && s->v[i - 1].tid == s->v[i].tid && s->reach[i - 1] > end ? s->reach[i - 1] : end;
+  }
+}
+
 void tr_ops_index(tr_ops_col *o) {
-  if (o->ops.n) pd_sort_inline(o->ops.v, o->ops.n, sizeof *o->ops.v, occ_cmp);
-  if (o->host.n) pd_sort_inline(o->host.v, o->host.n, sizeof *o->host.v, occ_cmp);
+  occs_index(&o->ops);
+  occs_index(&o->host);
   o->last_end = pd_xmalloc((o->ops.n + 1) * sizeof *o->last_end);
   o->busy = pd_xcalloc(o->ops.n + 1, sizeof *o->busy);
   for (size_t i = 0; i < o->ops.n; i++) o->last_end[i] = INT64_MIN;
@@ -162,6 +170,9 @@ static size_t occ_find(const occs *s, int tid, int64_t ts) {
     if (m->tid < t || (m->tid == t && m->ts <= ts)) lo = mid + 1;
     else hi = mid;
   }
+  /* nothing up to there still runs at ts: most look-ups (a kernel launched outside any
+   * modelled op) end here instead of walking back */
+  if (lo == 0 || s->v[lo - 1].tid != t || s->reach[lo - 1] <= ts) return SIZE_MAX;
   for (size_t k = 0; k < 64 && lo > 0; k++, lo--) {
     const occ *m = &s->v[lo - 1];
     if (m->tid != t) break;
@@ -188,7 +199,7 @@ void tr_ops_kernel(tr_ops_col *o, uint32_t op, int64_t b, int64_t e, bool tf32) 
 char *tr_ops_host_at(const tr_ops_col *o, int tid, int64_t ts) {
   if (!o->host_on) return NULL;
   size_t i = occ_find(&o->host, tid, ts);
-  return i == SIZE_MAX ? NULL : pd_xstrdup(o->host_names[o->host.v[i].id]);
+  return i == SIZE_MAX ? NULL : pd_xstrdup(o->host_names.str[o->host.v[i].id]);
 }
 
 static int row_cmp(const void *pa, const void *pb) {
@@ -232,12 +243,11 @@ void tr_ops_finish(tr_ops_col *o, const tr_mem_win *w, size_t n, const pd_device
   out->n_rows = o->nrows;
   if (out->n_rows) qsort(out->rows, out->n_rows, sizeof *out->rows, row_cmp);
   pd_map_free(&o->keys);
-  free(o->ops.v);
+  occs_free(&o->ops);
   free(o->last_end);
   free(o->busy);
-  free(o->host.v);
-  pd_map_free(&o->host_ids);
-  free(o->host_names);
+  occs_free(&o->host);
+  pd_intern_free(&o->host_names);
   free(o);
 }
 

@@ -23,39 +23,23 @@
 
 /* ---- string interning (kernel names, collective args) ---- */
 
-static size_t names_slot(const char *s, size_t n) {
-  uint64_t a = 0, b = 0;
-  memcpy(&a, s, n < 8 ? n : 8);
-  memcpy(&b, s + (n < 8 ? 0 : n - 8), n < 8 ? n : 8);
-  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xBF58476D1CE4E5B9ull;
-  return (size_t)(h >> 56) % NAMES_CACHE;
-}
-
 uint32_t trr_names_intern_n(names *t, const char *s, size_t n) {
-  size_t k = names_slot(s, n);
-  if (t->cache[k].used && t->cache[k].len == n && !memcmp(t->str[t->cache[k].id], s, n)) return t->cache[k].id;
   bool added;
-  pd_map_slot *slot = pd_map_putn(&t->ids, s, n, &added);
+  uint32_t id = pd_intern_n(&t->in, s, n, &added);
   if (added) {
-    if (t->n == t->cap) {
-      t->cap = t->cap ? t->cap * 2 : 256;
-      t->str = pd_xrealloc(t->str, t->cap * sizeof *t->str);
-      t->cls = pd_xrealloc(t->cls, t->cap);
+    if (t->in.n > t->cap_cls) {
+      t->cap_cls = t->in.cap;
+      t->cls = pd_xrealloc(t->cls, t->cap_cls);
     }
-    slot->value = t->n;
-    t->str[t->n] = slot->key;
-    t->cls[t->n] = 0;
-    t->n++;
+    t->cls[id] = 0;
   }
-  if (n <= UINT32_MAX) t->cache[k].id = (uint32_t)slot->value, t->cache[k].len = (uint32_t)n, t->cache[k].used = true;
-  return (uint32_t)slot->value;
+  return id;
 }
 
 uint32_t trr_names_intern(names *t, const char *s) { return trr_names_intern_n(t, s, strlen(s)); }
 
 static void names_free(names *t) {
-  pd_map_free(&t->ids);
-  free(t->str);
+  pd_intern_free(&t->in);
   free(t->cls);
 }
 
@@ -89,7 +73,7 @@ int tr_kernel_class(const char *n) {
 #define TF32_YES 32u
 
 int trr_names_class(names *t, uint32_t id) {
-  if (!(t->cls[id] & CLS_MASK)) t->cls[id] |= (uint8_t)tr_kernel_class(t->str[id]);
+  if (!(t->cls[id] & CLS_MASK)) t->cls[id] |= (uint8_t)tr_kernel_class(t->in.str[id]);
   return t->cls[id] & CLS_MASK;
 }
 
@@ -97,7 +81,7 @@ int trr_names_class(names *t, uint32_t id) {
  * names, "tensorop_s..." (single precision through tensor ops) in CUTLASS's. */
 static bool names_tf32(names *t, uint32_t id) {
   if (!(t->cls[id] & TF32_KNOWN)) {
-    const char *n = t->str[id];
+    const char *n = t->in.str[id];
     t->cls[id] |= TF32_KNOWN | (strstr(n, "tf32") || strstr(n, "tensorop_s") ? TF32_YES : 0);
   }
   return t->cls[id] & TF32_YES;
@@ -494,16 +478,16 @@ static void join_and_sort(col *c) {
 
 static bool coll_is(const col *c, const gev *g, const char *what) {
   if (g->aux == AUX_NONE || c->ci[g->aux].coll == NO_ID) return false;
-  return !strcmp(c->nm.str[c->ci[g->aux].coll], what);
+  return !strcmp(c->nm.in.str[c->ci[g->aux].coll], what);
 }
 
 static bool is_p2p(const col *c, const gev *g) {
   if (g->aux != AUX_NONE && c->ci[g->aux].coll != NO_ID) {
-    const char *n = c->nm.str[c->ci[g->aux].coll];
+    const char *n = c->nm.in.str[c->ci[g->aux].coll];
     return !strcmp(n, "send") || !strcmp(n, "recv") || !strcmp(n, "sendrecv") ||
            !strcmp(n, "batch_isend_irecv");
   }
-  const char *k = c->nm.str[g->name];
+  const char *k = c->nm.in.str[g->name];
   return strstr(k, "SendRecv") || strstr(k, "_Send") || strstr(k, "_Recv");
 }
 
@@ -542,13 +526,13 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
  * (process group, Seq), else (group, collective, size, ordinal on this rank). */
 static char *coll_key(col *c, const gev *g, uint32_t **ord, size_t *nord) {
   const cinfo *ci = g->aux != AUX_NONE ? &c->ci[g->aux] : NULL;
-  if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.str[ci->comms_id]);
+  if (ci && ci->comms_id != NO_ID) return pd_xasprintf("id:%s", c->nm.in.str[ci->comms_id]);
   if (ci && ci->pg != NO_ID && ci->seq >= 0)
-    return pd_xasprintf("pg:%s#%lld", c->nm.str[ci->pg], (long long)ci->seq);
-  const char *grp = ci && ci->pg_ranks != NO_ID ? c->nm.str[ci->pg_ranks]
-                    : ci && ci->pg != NO_ID     ? c->nm.str[ci->pg]
+    return pd_xasprintf("pg:%s#%lld", c->nm.in.str[ci->pg], (long long)ci->seq);
+  const char *grp = ci && ci->pg_ranks != NO_ID ? c->nm.in.str[ci->pg_ranks]
+                    : ci && ci->pg != NO_ID     ? c->nm.in.str[ci->pg]
                                                 : "";
-  const char *what = ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name];
+  const char *what = ci && ci->coll != NO_ID ? c->nm.in.str[ci->coll] : c->nm.in.str[g->name];
   char *prefix = pd_xasprintf("ord:%s|%s|%lld", grp, what, (long long)(ci ? ci->nelems : -1));
   uint32_t id = trr_names_intern(&c->nm, prefix);
   if (id >= *nord) {
@@ -672,9 +656,9 @@ static void step_comms(col *c, const commref *cr, size_t ncr, const steprow *w, 
     tr_coll *co = PD_PUSH(r->colls, r->n_colls, capcoll);
     co->key = coll_key(c, g, &ord, &nord);
     const cinfo *ci = g->aux != AUX_NONE ? &c->ci[g->aux] : NULL;
-    co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.str[ci->coll] : c->nm.str[g->name]);
+    co->what = pd_xstrdup(ci && ci->coll != NO_ID ? c->nm.in.str[ci->coll] : c->nm.in.str[g->name]);
     co->bytes = ci && ci->coll != NO_ID && ci->dtype != NO_ID
-                    ? tr_bw_bytes(co->what, ci->nelems, ci->out_nelems, c->nm.str[ci->dtype])
+                    ? tr_bw_bytes(co->what, ci->nelems, ci->out_nelems, c->nm.in.str[ci->dtype])
                     : -1;
     co->group = ci ? ci->group : -1;
     co->step = wi >= 0 ? w[wi].n : -1;

@@ -17,22 +17,10 @@
 #define NO_ID UINT32_MAX
 
 /* Interned strings (kernel names, collective args) with each kernel name's class. */
-#define NAMES_CACHE 256
-
 typedef struct {
-  const char **str; /* id -> name (the map's copy) */
-  uint8_t *cls;     /* kernel class, computed on first use */
-  size_t n, cap;
-  pd_map ids;       /* name -> id */
-  /* The ids of recently interned names, direct-mapped by a hash of their length and first and
-   * last bytes: a trace repeats a few hundred kernel names a million times, and one comparison
-   * here saves hashing the whole name and probing the map (measured: 0.8 % of the instructions,
-   * 4-8 % of the time on the generated 100 MB sets). */
-  struct {
-    uint32_t id;
-    uint32_t len;
-    bool used;
-  } cache[NAMES_CACHE];
+  pd_intern in;
+  uint8_t *cls; /* kernel class by id, computed on first use */
+  size_t cap_cls;
 } names;
 
 uint32_t trr_names_intern(names *t, const char *s);

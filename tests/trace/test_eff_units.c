@@ -11,6 +11,7 @@
 #include "trace/event.h"
 #include "trace/flops.h"
 #include "trace/mem.h"
+#include "trace/ops.h"
 #include "harness.h"
 
 /* The FLOPs tr_flops_of gives for an event written as JSON; -1 when it does not model it. */
@@ -59,6 +60,26 @@ static void test_gemm(void) {
   /* an op outside the model with the profiler's own count */
   CHECK(flops_of("{\"name\":\"aten::conv2d\",\"args\":{\"flops\":123456}}", &fl) == 123456);
   CHECK(fl.kind == TR_FL_PROFILER);
+  /* the sizes are read by hand: negative and saturating as strtoll, a real ends the shape */
+  CHECK(flops_of("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[-2,4],[4,4]]}}", &fl) == -1);
+  CHECK(flops_of("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[2.5,4],[4,4]]}}", &fl) == -1);
+  CHECK(flops_of("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[99999999999999999999,4],[4,4]]}}", &fl) ==
+        2.0 * 9223372036854775807.0 * 4 * 4);
+  CHECK_INT(fl.m, INT64_MAX);
+  CHECK_FLOPS("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[ 3 , 4 ],[4, 5]]}}", 2.0 * 3 * 4 * 5);
+  /* an unknown recorded type is kept as written (bounded), an absent one says so */
+  flops_of("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[3,4],[4,5]],\"Input type\":[\"c10::ComplexFloat\"]}}", &fl);
+  CHECK_STR(fl.dtype, "c10::ComplexFloat");
+  flops_of("{\"name\":\"aten::mm\",\"args\":{\"Input Dims\":[[3,4],[4,5]]}}", &fl);
+  CHECK_STR(fl.dtype, "unrecorded");
+  /* which names the formulas model: the length decides first, then every byte */
+  CHECK(tr_flops_modelled("aten::mm", 8));
+  CHECK(tr_flops_modelled("aten::baddbmm", 13));
+  CHECK(tr_flops_modelled("flash_attn::_flash_attn_backward", 32));
+  CHECK(!tr_flops_modelled("aten::mm", 7));
+  CHECK(!tr_flops_modelled("aten::mn", 8));
+  CHECK(!tr_flops_modelled("aten::mmm", 9));
+  CHECK(!tr_flops_modelled("", 0));
 }
 
 static void test_attention(void) {
@@ -177,6 +198,47 @@ static void test_short_names(void) {
   free(s);
 }
 
+/* Which op a moment falls in: the innermost running one on that thread, none in the gaps,
+ * nested or not; before tr_ops_index's reach guard a gap walked back over up to 64 ops. */
+static void test_op_lookup(void) {
+  tr_ops_col *o = tr_ops_new();
+  tr_fl fl = {.kind = TR_FL_GEMM, .flops = 1};
+  tr_ops_add(o, "aten::mm", &fl, 1, 100, 200);  /* 0 */
+  tr_ops_add(o, "aten::mm", &fl, 1, 300, 1000); /* 1, holds 2 and 3 */
+  tr_ops_add(o, "aten::mm", &fl, 1, 400, 500);  /* 2 */
+  tr_ops_add(o, "aten::mm", &fl, 1, 600, 700);  /* 3 */
+  tr_ops_add(o, "aten::mm", &fl, 2, 150, 160);  /* 4: another thread */
+  for (int i = 0; i < 100; i++) tr_ops_add(o, "aten::mm", &fl, 3, 10 * i, 10 * i + 5); /* 100 short ops */
+  tr_ops_add(o, "aten::mm", &fl, 3, 0, 2000);  /* one long op under them all, 100 ops back */
+  tr_ops_host(o, "outer", 5, 1, 0, 5000);
+  tr_ops_host(o, "inner", 5, 1, 450, 460);
+  tr_ops_index(o);
+  CHECK_INT(tr_ops_find(o, 1, 50), TR_OPS_NONE);
+  CHECK(tr_ops_find(o, 1, 150) != TR_OPS_NONE);
+  CHECK_INT(tr_ops_find(o, 1, 200), TR_OPS_NONE); /* the end is open */
+  CHECK_INT(tr_ops_find(o, 1, 250), TR_OPS_NONE);
+  uint32_t outer = tr_ops_find(o, 1, 350), in2 = tr_ops_find(o, 1, 450), gap = tr_ops_find(o, 1, 550);
+  CHECK(outer != TR_OPS_NONE && in2 != TR_OPS_NONE && in2 != outer);
+  CHECK_INT(gap, outer); /* between two nested ops: the enclosing one */
+  CHECK_INT(tr_ops_find(o, 1, 999), outer);
+  CHECK_INT(tr_ops_find(o, 1, 1000), TR_OPS_NONE);
+  CHECK(tr_ops_find(o, 2, 155) != TR_OPS_NONE);
+  CHECK_INT(tr_ops_find(o, 2, 450), TR_OPS_NONE); /* thread 1's ops do not count on thread 2 */
+  CHECK(tr_ops_find(o, 3, 2) != TR_OPS_NONE);
+  /* past the 64-op walk the long op is not found, as before the guard (bounded look-ups) */
+  CHECK_INT(tr_ops_find(o, 3, 1500), TR_OPS_NONE);
+  char *h = tr_ops_host_at(o, 1, 455), *g = tr_ops_host_at(o, 1, 470), *none = tr_ops_host_at(o, 1, 6000);
+  CHECK_STR(h, "inner");
+  CHECK_STR(g, "outer");
+  CHECK(none == NULL);
+  free(h);
+  free(g);
+  tr_ops res;
+  tr_ops_finish(o, NULL, 0, NULL, &res);
+  CHECK_INT(res.calls, 106);
+  tr_ops_free(&res);
+}
+
 int main(void) {
   test_gemm();
   test_attention();
@@ -184,5 +246,6 @@ int main(void) {
   test_devices();
   test_memory();
   test_short_names();
+  test_op_lookup();
   return pd_test_exit("trace_eff_units");
 }
