@@ -459,7 +459,7 @@ static inline const char *num_fast(const char *p, const char *e, uint64_t *mant,
 
 /* ts / dur in µs from the fast form: exact ns (rounded half away from zero, as dec_scaled)
  * and the nearest double (one correctly rounded division: mant < 2^53 and 10^frac exact). */
-static void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out, double *us_out) {
+static inline void num_fast_ns(uint64_t mant, int frac, bool neg, tr_num *out, double *us_out) {
   uint64_t ns;
   if (frac <= 3) ns = mant * pow10_u[3 - frac];
   else {
@@ -538,12 +538,16 @@ static inline __attribute__((always_inline)) const char *want_num(const char *p,
   return value(p, e, depth, er);
 }
 
-/* A field kept as text whether a string or a number (collective identifiers). */
-static const char *want_text(const char *p, const char *e, tr_slice *out, int depth, ev_err *er) {
+/* A field kept as text whether a string or a number (pid, tid, collective identifiers). */
+static inline const char *want_text(const char *p, const char *e, tr_slice *out, int depth, ev_err *er) {
+  const char *q;
+  if (p < e && is_digit(*p) && (q = plain_uint(p, e))) { /* pid and tid */
+    *out = (tr_slice){p, (size_t)(q - p), false, true};
+    return q;
+  }
   if (p < e && (*p == '-' || is_digit(*p))) {
     bool real;
-    const char *q = number(p, e, &real, er);
-    if (q) *out = (tr_slice){p, (size_t)(q - p), false, true};
+    if ((q = number(p, e, &real, er))) *out = (tr_slice){p, (size_t)(q - p), false, true};
     return q;
   }
   return want_str(p, e, out, depth, er);
@@ -556,28 +560,35 @@ static const char *want_raw(const char *p, const char *e, tr_slice *out, int dep
   return q;
 }
 
-/* The key as plain bytes: itself, or decoded into buf and *out (never needed in practice, but it
- * keeps the comparisons right). NULL when an escaped key is too long to be one of ours. */
+/* The key as plain bytes in *kp, *kn: itself, or decoded into buf (never needed in practice,
+ * but it keeps the comparisons right). False when an escaped key is too long to be one of ours.
+ * Scalars, not a slice pointer: choosing between two slices through a pointer kept both in
+ * memory on the hot path. */
 #define KEY_BUF 32
-static inline const tr_slice *plain_key(const tr_slice *key, char buf[KEY_BUF], tr_slice *out) {
-  if (!key->escaped) return key;
-  if (key->n >= KEY_BUF) return NULL;
-  *out = (tr_slice){buf, tr_slice_decode(key, buf), false, false};
-  return out;
+static inline __attribute__((always_inline)) bool plain_key(tr_slice key, char buf[KEY_BUF], const char **kp,
+                                                            size_t *kn) {
+  *kp = key.p;
+  *kn = key.n;
+  if (!key.escaped) return true;
+  if (key.n >= KEY_BUF) return false;
+  *kn = tr_slice_decode(&key, buf);
+  *kp = buf;
+  return true;
 }
 
-/* k (plain bytes, see plain_key) is the string literal lit; its length is known at compile time. */
-#define IS(lit) (k->n == sizeof(lit) - 1 && same_n(k->p, lit, sizeof(lit) - 1))
+/* The key (kp, kn: plain bytes, see plain_key) is the string literal lit; its length is known at
+ * compile time. */
+#define IS(lit) (kn == sizeof(lit) - 1 && same_n(kp, lit, sizeof(lit) - 1))
 
 /* One args key's value: the fields the analyses read. Dispatched on the key's length first: a
  * CPU op with record_shapes carries a dozen keys, and most events none of ours. */
-static inline __attribute__((always_inline)) const char *arg_field(const char *p, const char *e, const tr_slice *key,
+static inline __attribute__((always_inline)) const char *arg_field(const char *p, const char *e, tr_slice key,
                                                                    tr_event *ev, ev_err *er) {
-  tr_slice plain;
   char buf[KEY_BUF];
-  const tr_slice *k = plain_key(key, buf, &plain);
-  if (!k) return value(p, e, 2, er);
-  switch (k->n) {
+  const char *kp;
+  size_t kn;
+  if (!plain_key(key, buf, &kp, &kn)) return value(p, e, 2, er);
+  switch (kn) {
   case 3:
     if (IS("Seq")) return want_num(p, e, &ev->seq, NULL, 2, er);
     break;
@@ -635,7 +646,7 @@ static inline bool pair(const char *p, char a, char b) {
   return x == y;
 }
 
-typedef const char *(*field_fn)(const char *p, const char *e, const tr_slice *key, tr_event *ev, ev_err *er);
+typedef const char *(*field_fn)(const char *p, const char *e, tr_slice key, tr_event *ev, ev_err *er);
 
 /* The members of an object, each key's value handed to field; p is just after its '{'.
  * Inlined at its two callers, so that field is a direct call on the parser's hot path. */
@@ -656,7 +667,7 @@ static inline __attribute__((always_inline)) const char *members(const char *p, 
       if (p >= e || *p != ':') return ev_fail(er, p, "expected ':'");
       p = ws(p + 1, e);
     }
-    if (!(p = field(p, e, &k, ev, er))) return NULL;
+    if (!(p = field(p, e, k, ev, er))) return NULL;
     if (e - p >= 3 && pair(p, ',', ' ') && p[2] == '"') {
       p += 2;
       continue;
@@ -677,13 +688,13 @@ static const char *args_object(const char *p, const char *e, tr_event *ev, ev_er
 }
 
 /* One top-level key's value; the keys are dispatched on their length first. */
-static inline __attribute__((always_inline)) const char *top_field(const char *p, const char *e, const tr_slice *key,
+static inline __attribute__((always_inline)) const char *top_field(const char *p, const char *e, tr_slice key,
                                                                    tr_event *ev, ev_err *er) {
-  tr_slice plain;
   char buf[KEY_BUF];
-  const tr_slice *k = plain_key(key, buf, &plain);
-  if (!k) return value(p, e, 1, er);
-  switch (k->n) {
+  const char *kp;
+  size_t kn;
+  if (!plain_key(key, buf, &kp, &kn)) return value(p, e, 1, er);
+  switch (kn) {
   case 2:
     if (IS("ph")) return want_str(p, e, &ev->ph, 1, er);
     if (IS("ts")) {
@@ -722,6 +733,7 @@ static inline void zero_event(tr_event *ev) {
   size_t i = 0;
   __m128i z = _mm_setzero_si128();
   __asm__("" : "+x"(z)); /* an opaque zero: else the loop is recognised as memset again */
+#pragma GCC unroll 32
   for (; i + 16 <= sizeof *ev; i += 16) _mm_storeu_si128((__m128i *)(void *)(b + i), z);
   memset(b + i, 0, sizeof *ev - i);
 #else

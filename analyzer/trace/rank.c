@@ -173,21 +173,24 @@ enum {
   CAT_INSTANT, /* cpu_instant_event: [memory] events */
 };
 
+/* One call per event: the literals are compared inline (a memcmp call per table entry was a
+ * measurable share of reading); an escaped category is decoded first. */
 static int cat_code(const tr_slice *c) {
-#define CAT(lit, code) {lit, sizeof(lit) - 1, code}
-  static const struct {
-    const char *s;
-    size_t n;
-    int code;
-  } cats[] = {CAT("cpu_op", CAT_CPU_OP),         CAT("kernel", CAT_GPU),     CAT("cuda_runtime", CAT_RUNTIME),
-              CAT("gpu_memcpy", CAT_GPU),        CAT("gpu_memset", CAT_GPU), CAT("user_annotation", CAT_USER_ANNOTATION),
-              CAT("cuda_driver", CAT_RUNTIME),   CAT("Trace", CAT_TRACE),    CAT("cpu_instant_event", CAT_INSTANT),
-              CAT("Kernel", CAT_GPU),            CAT("Memcpy", CAT_GPU),     CAT("Memset", CAT_GPU),
-              CAT("mtia_ccp_events", CAT_GPU),   CAT("Runtime", CAT_RUNTIME)};
-#undef CAT
   if (!c->p) return CAT_NONE;
-  for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
-    if (c->escaped ? tr_slice_eq(c, cats[i].s) : c->n == cats[i].n && !memcmp(c->p, cats[i].s, c->n)) return cats[i].code;
+  char buf[128]; /* an escape is at most 6 bytes a character: longer never decodes to one of ours */
+  tr_slice m = *c;
+  if (c->escaped) {
+    if (c->n >= sizeof buf) return CAT_OTHER;
+    m = (tr_slice){buf, (uint32_t)tr_slice_decode(c, buf), false, false};
+  }
+  if (nm_is(m, "cpu_op")) return CAT_CPU_OP;
+  if (nm_is(m, "kernel") || nm_is(m, "gpu_memcpy") || nm_is(m, "gpu_memset")) return CAT_GPU;
+  if (nm_is(m, "cuda_runtime") || nm_is(m, "cuda_driver")) return CAT_RUNTIME;
+  if (nm_is(m, "user_annotation")) return CAT_USER_ANNOTATION;
+  if (nm_is(m, "Trace")) return CAT_TRACE;
+  if (nm_is(m, "cpu_instant_event")) return CAT_INSTANT;
+  if (nm_is(m, "Kernel") || nm_is(m, "Memcpy") || nm_is(m, "Memset") || nm_is(m, "mtia_ccp_events")) return CAT_GPU;
+  if (nm_is(m, "Runtime")) return CAT_RUNTIME;
   return CAT_OTHER;
 }
 
@@ -206,6 +209,13 @@ static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
 
 /* The thread index of a CPU event: 1..255 in order of first appearance, 0 when the event
  * names no thread or there are more. */
+/* A few bytes equal: a loop, where memcmp is a call (ids are 1-10 bytes). */
+static inline bool bytes_eq(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 static int thread_ix(col *c, const tr_event *ev) {
   if (!ev->tid.p) return 0;
   char key[sizeof c->last_thread];
@@ -213,8 +223,8 @@ static int thread_ix(col *c, const tr_event *ev) {
   if (np + nt + 2 > sizeof key) return 0;
   /* the same thread as the last event's, told from the slices without building the key */
   const char *last = c->last_thread;
-  if (last[0] && (!np || !memcmp(last, ev->pid.p, np)) && last[np] == '/' && !memcmp(last + np + 1, ev->tid.p, nt) &&
-      last[np + nt + 1] == '\0')
+  if (last[0] && last[np] == '/' && last[np + nt + 1] == '\0' && bytes_eq(last, ev->pid.p, np) &&
+      bytes_eq(last + np + 1, ev->tid.p, nt))
     return c->last_thread_ix;
   if (np) memcpy(key, ev->pid.p, np);
   key[np] = '/';

@@ -406,7 +406,33 @@ static void test_launch_join(void) {
   free(p);
 }
 
+/* Categories are compared exactly, escapes decoded (a long escaped spelling too); numeric and
+ * string thread ids alike name a thread. */
+static void test_categories(void) {
+  const char *text =
+      "{\"traceEvents\": [\n"
+      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10,\"args\":{\"correlation\":5}},\n"
+      "{\"ph\":\"X\",\"cat\":\"k\\u0065rnel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":5}},\n"
+      "{\"ph\":\"X\",\"cat\":\"\\u006b\\u0065\\u0072\\u006e\\u0065\\u006c\",\"name\":\"k2\",\"pid\":0,\"tid\":8,\"ts\":310,\"dur\":5,\"args\":{\"stream\":8}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernels\",\"name\":\"k3\",\"pid\":0,\"tid\":9,\"ts\":320,\"dur\":5,\"args\":{\"stream\":9}},\n"
+      "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k4\",\"pid\":0,\"tid\":10,\"ts\":330,\"dur\":5,\"args\":{\"stream\":10}},\n"
+      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k5\",\"pid\":0,\"tid\":11,\"ts\":340,\"dur\":5,\"args\":{\"stream\":11}}\n"
+      "]}";
+  char *p = write_tmp(text);
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  CHECK(r->err == NULL);
+  /* HTA's idle breakdown takes the kernel categories' streams only: 7 and 8 (escaped), 10
+   * (HTA's capitalised form) and 11; not 9 ("kernels") */
+  CHECK_INT(r->hta.n_idle, 4);
+  long want[] = {7, 8, 10, 11};
+  for (size_t i = 0; i < r->hta.n_idle && i < 4; i++) CHECK_INT(r->hta.idle[i].stream, want[i]);
+  tr_rank_free(r);
+  unlink(p);
+  free(p);
+}
+
 int main(void) {
+  test_categories();
   test_launch_join();
   test_event_parser();
   test_parser_fast_paths();
