@@ -583,7 +583,8 @@ static inline __attribute__((always_inline)) bool plain_key(tr_slice key, char b
 /* One args key's value: the fields the analyses read. Dispatched on the key's length first: a
  * CPU op with record_shapes carries a dozen keys, and most events none of ours. */
 static inline __attribute__((always_inline)) const char *arg_field(const char *p, const char *e, tr_slice key,
-                                                                   tr_event *ev, ev_err *er) {
+                                                                   tr_event *ev, int *id, ev_err *er) {
+  (void)id; /* args keys come in no fixed order: no hints */
   char buf[KEY_BUF];
   const char *kp;
   size_t kn;
@@ -637,44 +638,97 @@ static inline __attribute__((always_inline)) const char *arg_field(const char *p
   return value(p, e, 2, er);
 }
 
-/* p[0] == a && p[1] == b, as one 16-bit comparison. */
-static inline bool pair(const char *p, char a, char b) {
-  uint16_t x, y;
-  const char ab[2] = {a, b};
-  memcpy(&x, p, 2);
-  memcpy(&y, ab, 2);
-  return x == y;
+/* The first 4 bytes at p (4 must be readable). */
+static inline uint32_t load4(const char *p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return x;
 }
 
-typedef const char *(*field_fn)(const char *p, const char *e, tr_slice key, tr_event *ev, ev_err *er);
+/* Little-endian byte patterns of Kineto's spacing: `": ` ending a key and `, "` before the next. */
+#define QUOTE_COLON_SP 0x00203A22u /* '"' ':' ' ' */
+#define COMMA_SP_QUOTE 0x0022202Cu /* ',' ' ' '"' */
+
+/* The top-level keys the analyses read, in the order Kineto writes them (ph, cat, name, pid,
+ * tid, ts, dur, args): each is first tried as the literal that follows the previous one. */
+enum { TK_PH, TK_CAT, TK_NAME, TK_PID, TK_TID, TK_TS, TK_DUR, TK_ARGS, TK_OTHER };
+
+/* b (8 readable bytes) starts with the n-byte literal s (n < 8) and a value byte follows. */
+static inline __attribute__((always_inline)) bool lit_at(const char *b, const char *s, size_t n) {
+  uint64_t x, y = 0;
+  memcpy(&x, b, 8);
+  memcpy(&y, s, n);
+  return (x & ((1ull << (8 * n)) - 1)) == y && (unsigned char)b[n] > ' ';
+}
+
+/* The length of `key": ` when the key at b (after its quote; 8 bytes readable) is the top-level
+ * key id followed by Kineto's spacing, else 0. */
+static inline __attribute__((always_inline)) size_t top_hint(const char *b, int id) {
+#define LIT(s) (lit_at(b, s, sizeof(s) - 1) ? sizeof(s) - 1 : 0)
+  switch (id) {
+  case TK_PH: return LIT("ph\": ");
+  case TK_CAT: return LIT("cat\": ");
+  case TK_NAME: return LIT("name\": ");
+  case TK_PID: return LIT("pid\": ");
+  case TK_TID: return LIT("tid\": ");
+  case TK_TS: return LIT("ts\": ");
+  case TK_DUR: return LIT("dur\": ");
+  case TK_ARGS: return LIT("args\": ");
+  default: return 0;
+  }
+#undef LIT
+}
+
+static inline __attribute__((always_inline)) const char *top_value(const char *p, const char *e, int id, tr_event *ev,
+                                                                   ev_err *er);
+
+typedef const char *(*field_fn)(const char *p, const char *e, tr_slice key, tr_event *ev, int *id, ev_err *er);
 
 /* The members of an object, each key's value handed to field; p is just after its '{'.
- * Inlined at its two callers, so that field is a direct call on the parser's hot path. */
+ * Inlined at its two callers, so that field is a direct call on the parser's hot path.
+ * Kineto writes `"key": value, "key"`: a key's closing quote, ':' and ' ' before the value's
+ * first byte are tested as one word, and so are `, "` before the next key, which is then
+ * scanned at once; any other spacing goes through ws() and is checked byte by byte. */
 static inline __attribute__((always_inline)) const char *members(const char *p, const char *e, tr_event *ev,
-                                                                 field_fn field, ev_err *er) {
+                                                                 field_fn field, bool top, ev_err *er) {
   p = ws(p, e);
   if (p < e && *p == '}') return p + 1;
+  if (p >= e || *p != '"') return ev_fail(er, p, p >= e ? "unexpected end of the event" : "expected a key");
+  const char *b = p + 1; /* the key's first byte */
+  int id = -1;           /* the last key's (top level) */
   for (;;) {
+    size_t n;
+    if (top && id + 1 < TK_OTHER && e - b >= 8 && (n = top_hint(b, id + 1))) {
+      if (!(p = top_value(b + n, e, ++id, ev, er))) return NULL;
+      goto separator;
+    }
+    const char *q = str_run(b, e);
     tr_slice k;
-    if (p >= e || *p != '"') return ev_fail(er, p, p >= e ? "unexpected end of the event" : "expected a key");
-    if (!(p = string(p, e, &k, er))) return NULL;
-    /* Kineto writes `"key": value, "key"`: that spacing is tested at once, any other goes
-     * through ws() */
-    if (e - p >= 3 && pair(p, ':', ' ') && (unsigned char)p[2] > ' ') {
-      p += 2;
+    if (e - q >= 4 && (load4(q) & 0x00FFFFFFu) == QUOTE_COLON_SP && (unsigned char)q[3] > ' ') {
+      k = (tr_slice){b, (uint32_t)(q - b), false, false};
+      p = q + 3;
     } else {
-      p = ws(p, e);
+      bool esc = false;
+      if (q >= e || *q != '"') {
+        if (!(q = str_slow(q, e, er))) return NULL;
+        esc = true; /* or a control character, which failed */
+      }
+      k = (tr_slice){b, (uint32_t)(q - b), esc, false};
+      p = ws(q + 1, e);
       if (p >= e || *p != ':') return ev_fail(er, p, "expected ':'");
       p = ws(p + 1, e);
     }
-    if (!(p = field(p, e, k, ev, er))) return NULL;
-    if (e - p >= 3 && pair(p, ',', ' ') && p[2] == '"') {
-      p += 2;
+    if (!(p = field(p, e, k, ev, &id, er))) return NULL;
+  separator:
+    if (e - p >= 4 && (load4(p) & 0x00FFFFFFu) == COMMA_SP_QUOTE) {
+      b = p + 3;
       continue;
     }
     p = ws(p, e);
     if (p < e && *p == ',') {
       p = ws(p + 1, e);
+      if (p >= e || *p != '"') return ev_fail(er, p, p >= e ? "unexpected end of the event" : "expected a key");
+      b = p + 1;
       continue;
     }
     if (p < e && *p == '}') return p + 1;
@@ -684,43 +738,62 @@ static inline __attribute__((always_inline)) const char *members(const char *p, 
 
 static const char *args_object(const char *p, const char *e, tr_event *ev, ev_err *er) {
   if (p >= e || *p != '{') return value(p, e, 1, er);
-  return members(p + 1, e, ev, arg_field, er);
+  return members(p + 1, e, ev, arg_field, false, er);
 }
 
-/* One top-level key's value; the keys are dispatched on their length first. */
-static inline __attribute__((always_inline)) const char *top_field(const char *p, const char *e, tr_slice key,
-                                                                   tr_event *ev, ev_err *er) {
+/* A top-level key's id; dispatched on its length first. */
+static inline __attribute__((always_inline)) int top_key(tr_slice key) {
   char buf[KEY_BUF];
   const char *kp;
   size_t kn;
-  if (!plain_key(key, buf, &kp, &kn)) return value(p, e, 1, er);
+  if (!plain_key(key, buf, &kp, &kn)) return TK_OTHER;
   switch (kn) {
   case 2:
-    if (IS("ph")) return want_str(p, e, &ev->ph, 1, er);
-    if (IS("ts")) {
-      ev->ts_key = true;
-      ev->ts = (tr_num){0};
-      ev->ts_us = 0;
-      return want_num(p, e, &ev->ts, &ev->ts_us, 1, er);
-    }
+    if (IS("ph")) return TK_PH;
+    if (IS("ts")) return TK_TS;
     break;
   case 3:
-    if (IS("cat")) return want_str(p, e, &ev->cat, 1, er);
-    if (IS("pid")) return want_text(p, e, &ev->pid, 1, er);
-    if (IS("tid")) return want_text(p, e, &ev->tid, 1, er);
-    if (IS("dur")) {
-      ev->dur = (tr_num){0};
-      ev->dur_us = 0;
-      ev->dur_null = p < e && *p == 'n';
-      return want_num(p, e, &ev->dur, &ev->dur_us, 1, er);
-    }
+    if (IS("cat")) return TK_CAT;
+    if (IS("pid")) return TK_PID;
+    if (IS("tid")) return TK_TID;
+    if (IS("dur")) return TK_DUR;
     break;
   case 4:
-    if (IS("name")) return want_str(p, e, &ev->name, 1, er);
-    if (IS("args")) return args_object(p, e, ev, er);
+    if (IS("name")) return TK_NAME;
+    if (IS("args")) return TK_ARGS;
     break;
   }
-  return value(p, e, 1, er);
+  return TK_OTHER;
+}
+
+/* The value of the top-level key id at p. */
+static inline __attribute__((always_inline)) const char *top_value(const char *p, const char *e, int id, tr_event *ev,
+                                                                   ev_err *er) {
+  switch (id) {
+  case TK_PH: return want_str(p, e, &ev->ph, 1, er);
+  case TK_CAT: return want_str(p, e, &ev->cat, 1, er);
+  case TK_NAME: return want_str(p, e, &ev->name, 1, er);
+  case TK_PID: return want_text(p, e, &ev->pid, 1, er);
+  case TK_TID: return want_text(p, e, &ev->tid, 1, er);
+  case TK_TS:
+    ev->ts_key = true;
+    ev->ts = (tr_num){0};
+    ev->ts_us = 0;
+    return want_num(p, e, &ev->ts, &ev->ts_us, 1, er);
+  case TK_DUR:
+    ev->dur = (tr_num){0};
+    ev->dur_us = 0;
+    ev->dur_null = p < e && *p == 'n';
+    return want_num(p, e, &ev->dur, &ev->dur_us, 1, er);
+  case TK_ARGS: return args_object(p, e, ev, er);
+  default: return value(p, e, 1, er);
+  }
+}
+
+static inline __attribute__((always_inline)) const char *top_field(const char *p, const char *e, tr_slice key,
+                                                                   tr_event *ev, int *id, ev_err *er) {
+  *id = top_key(key);
+  return top_value(p, e, *id, ev, er);
 }
 
 #undef IS
@@ -748,7 +821,7 @@ bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, 
   const char *e = p + n, *q = ws(p, e);
   ev_err er = {NULL, NULL};
   if (q >= e || *q != '{') ev_fail(&er, q, "an event must be a JSON object");
-  else q = members(q + 1, e, ev, top_field, &er);
+  else q = members(q + 1, e, ev, top_field, true, &er);
   if (er.why) {
     *err_pos = (size_t)(er.at - p);
     *why = er.why;

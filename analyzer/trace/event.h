@@ -6,8 +6,9 @@
  * record_shapes) costs most of the reading time. Nothing is allocated; string fields are
  * slices of the input, unescaped only on request. The common shapes have fast paths that accept
  * and refuse exactly what the general grammar does, at the same byte: digits 8 at a time,
- * strings 16 at a time, Kineto's `"key": value, ` spacing, and the arrays of record_shapes
- * (integers, plain strings, nested arrays) in one loop. */
+ * strings 16 at a time, Kineto's `"key": value, ` spacing tested as words, the top-level keys
+ * first tried as the literal Kineto writes after the previous one, and the arrays of
+ * record_shapes (integers, plain strings, nested arrays) in one loop. */
 #ifndef PD_TRACE_EVENT_H
 #define PD_TRACE_EVENT_H
 

@@ -328,6 +328,37 @@ static void test_parser_fast_paths(void) {
   CHECK(tr_slice_eq(&ev.name, "k") && ev.dur.v == 2000);
   CHECK(parse("{\n  \"ph\" :\"X\" ,\n\t\"name\":  \"k\",\"ts\":1 , \"dur\" : 2 }", &ev));
   CHECK(tr_slice_eq(&ev.name, "k") && ev.dur.v == 2000);
+  /* the top-level keys in Kineto's order (each tried as the literal after the previous one),
+   * out of it, repeated (the last wins) and near misses of the literals: the same fields */
+  const char *kineto = "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 5, "
+                       "\"dur\": 2.5, \"args\": {\"stream\": 7}}";
+  CHECK(parse(kineto, &ev));
+  CHECK(tr_slice_eq(&ev.cat, "kernel") && tr_slice_eq(&ev.tid, "7") && ev.ts.v == 5000 && ev.dur.v == 2500 &&
+        ev.stream.v == 7);
+  CHECK(parse("{\"args\": {\"stream\": 7}, \"dur\": 2.5, \"ts\": 5, \"tid\": 7, \"pid\": 0, \"name\": \"k\", "
+              "\"cat\": \"kernel\", \"ph\": \"X\"}", &ev));
+  CHECK(tr_slice_eq(&ev.cat, "kernel") && tr_slice_eq(&ev.tid, "7") && ev.ts.v == 5000 && ev.dur.v == 2500 &&
+        ev.stream.v == 7);
+  CHECK(parse("{\"ph\": \"X\", \"cat\": \"a\", \"cat\": \"b\", \"name\": \"k\"}", &ev));
+  CHECK(tr_slice_eq(&ev.cat, "b"));
+  CHECK(parse("{\"ph\": \"X\", \"cats\": \"a\", \"ca\": \"b\", \"name\": \"k\", \"pidx\": 3, \"pid\": 4}", &ev));
+  CHECK(!ev.cat.p && tr_slice_eq(&ev.pid, "4"));
+  CHECK(parse("{\"ph\": \"X\", \"c\\u0061t\": \"kernel\", \"name\": \"k\"}", &ev)); /* an escaped key */
+  CHECK(tr_slice_eq(&ev.cat, "kernel"));
+  CHECK(parse("{\"ph\":\"X\",\"cat\":  \"kernel\",\"name\" : \"k\"}", &ev));
+  CHECK(tr_slice_eq(&ev.cat, "kernel") && tr_slice_eq(&ev.name, "k"));
+  /* a literal matched but its value refused where the general path refuses it */
+  CHECK_INT(bad_at("{\"ph\": \"X\", \"cat\": kernel}"), 19);
+  CHECK_INT(bad_at("{\"ph\": \"X\", \"cat\": \"k\", \"name\": \"k\", \"pid\": 01}"), 45);
+  /* cut off inside a literal: the error is at the end, as without the literals */
+  for (size_t cut = 1; cut < strlen(kineto); cut++) {
+    tr_event e2;
+    size_t at = 0;
+    const char *why;
+    CHECK(!tr_event_parse(kineto, cut, &e2, &at, &why));
+    if (at + 16 < cut) fprintf(stderr, "cut %zu: error at %zu (%s)\n", cut, at, why);
+    CHECK(at + 16 >= cut); /* within the reader's edge: "read more", not "invalid" */
+  }
 }
 
 static int int_pair_cmp(const void *pa, const void *pb) {
