@@ -156,9 +156,12 @@ static inline const char *skip_digits(const char *p, const char *e) {
 /* At a digit: the end of a non-negative integer written without sign, fraction or exponent and
  * followed by a byte that cannot continue a number; NULL otherwise (a leading zero before a
  * digit, a real, the end of the window), which the general grammar then reads. */
+static const bool num_cont[256] = {['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
+                                   ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
 static inline const char *plain_uint(const char *p, const char *e) {
   p = *p == '0' ? p + 1 : skip_digits(p, e);
-  if (p >= e || is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E') return NULL;
+  if (p >= e || num_cont[(unsigned char)*p]) return NULL; /* a byte that continues a number */
   return p;
 }
 
@@ -333,7 +336,7 @@ static bool dec_scaled(const tr_slice *n, int scale, bool round_half, int64_t *o
       uint64_t div = 1;
       for (int i = 0; i < -exp10; i++) div *= 10;
       uint64_t q = mant / div, r = mant % div;
-      if (round_half && r * 2 >= div) q++;
+      if (round_half && r >= div - r) q++; /* r * 2 >= div, which could wrap for 19 digits */
       mant = q;
     }
   }
@@ -521,7 +524,8 @@ static inline __attribute__((always_inline)) const char *want_num(const char *p,
   bool neg;
   if (p < e && (*p == '-' || is_digit(*p))) {
     const char *q = num_fast(p, e, &mant, &frac, &neg);
-    if (!q) return want_num_slow(p, e, out, us, er);
+    /* the ns value must fit, as dec_scaled requires (17 digits of µs did not, and came out negative) */
+    if (!q || (us && frac <= 3 && mant > (uint64_t)INT64_MAX / pow10_u[3 - frac])) return want_num_slow(p, e, out, us, er);
     if (us) {
       num_fast_ns(mant, frac, neg, out, us);
       if (frac > 0 && mant >= ((uint64_t)1 << 53)) /* one division would round twice */

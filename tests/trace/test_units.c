@@ -308,6 +308,16 @@ static void test_parser_fast_paths(void) {
     CHECK(ev.ts.real);
     if (want[i] < 9000000000000LL) CHECK_INT(ev.ts.v, want[i] * 1000 + 500);
   }
+  /* a time whose ns do not fit in 64 bits is absent on every path (the fast one once wrapped) */
+  CHECK(parse("{\"ts\": 12345678123456789, \"dur\": 1}                ", &ev));
+  CHECK(!ev.ts.present && ev.dur.present);
+  CHECK(parse("{\"ts\": 9223372036854776, \"dur\": 1}                ", &ev));
+  CHECK(!ev.ts.present);
+  CHECK(parse("{\"ts\": 9223372036854775, \"dur\": 1}                ", &ev));
+  CHECK(ev.ts.present && ev.ts.v == 9223372036854775000LL);
+  /* rounding 19 significant digits (r * 2 wrapped): 0.9999999999999999999 ns is 1 ns */
+  CHECK(parse("{\"ts\": 0.0009999999999999999999}", &ev));
+  CHECK_INT(ev.ts.v, 1);
   /* at the very end of the input (no 16 bytes after the number): the byte-wise path */
   CHECK(parse("{\"ts\":123456789.125}", &ev));
   CHECK_INT(ev.ts.v, 123456789125LL);
