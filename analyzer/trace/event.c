@@ -525,7 +525,8 @@ static inline __attribute__((always_inline)) const char *want_num(const char *p,
   if (p < e && (*p == '-' || is_digit(*p))) {
     const char *q = num_fast(p, e, &mant, &frac, &neg);
     /* the ns value must fit, as dec_scaled requires (17 digits of µs did not, and came out negative) */
-    if (!q || (us && frac <= 3 && mant > (uint64_t)INT64_MAX / pow10_u[3 - frac])) return want_num_slow(p, e, out, us, er);
+    static const uint64_t ns_max[4] = {INT64_MAX / 1000, INT64_MAX / 100, INT64_MAX / 10, INT64_MAX}; /* by frac */
+    if (!q || (us && frac <= 3 && mant > ns_max[frac])) return want_num_slow(p, e, out, us, er);
     if (us) {
       num_fast_ns(mant, frac, neg, out, us);
       if (frac > 0 && mant >= ((uint64_t)1 << 53)) /* one division would round twice */

@@ -71,8 +71,9 @@ static int64_t int_at(cur *c) {
   if (neg) c->p++;
   uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
   for (; c->p < c->e && *c->p >= '0' && *c->p <= '9'; c->p++) {
-    unsigned d = (unsigned)(*c->p - '0');
-    u = u > (lim - d) / 10 ? lim : u * 10 + d;
+    uint64_t t; /* overflow tests, not a division per digit */
+    bool over = __builtin_mul_overflow(u, 10, &t) || __builtin_add_overflow(t, (uint64_t)(*c->p - '0'), &t);
+    u = over || t > lim ? lim : t;
   }
   return neg ? (int64_t)(0 - u) : (int64_t)u;
 }
