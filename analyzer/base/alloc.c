@@ -49,7 +49,9 @@ char *pd_xasprintf(const char *fmt, ...) {
 void pd_grow(void **items, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return;
   size_t c = *cap ? *cap : 8;
-  while (c < need) c *= 2;
+  /* four-fold while small (each growth copies the array: the per-event arrays of a small trace
+   * spent more on copies than on their records), doubling once past 64 KiB */
+  while (c < need) c *= c * elem < ((size_t)64 << 10) ? 4 : 2;
   if (c > SIZE_MAX / elem) alloc_oom(SIZE_MAX);
   *items = pd_xrealloc(*items, c * elem);
   *cap = c;

@@ -246,6 +246,12 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
     r->marked = false;
     if (sink->event) sink->event(sink->ctx, &ev, off);
     st->events++;
+    /* Kineto's `}, {` between events, without the two rd_peek calls (the same as them) */
+    if (r->len - r->pos >= 3 && r->buf[r->pos] == ',' && r->buf[r->pos + 1] == ' ' && r->buf[r->pos + 2] == '{') {
+      r->pos += 2;
+      c = '{';
+      continue;
+    }
     c = rd_peek(r);
     if (c == ',') {
       r->pos++;
