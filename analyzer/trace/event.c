@@ -594,52 +594,58 @@ static inline __attribute__((always_inline)) const char *arg_field(const char *p
   const char *kp;
   size_t kn;
   if (!plain_key(key, buf, &kp, &kn)) return value(p, e, 2, er);
+  /* the key picks a target; one call per kind of value keeps the number parser inlined once */
+  tr_num *num = NULL;
+  tr_slice *text = NULL, *raw = NULL;
   switch (kn) {
   case 3:
-    if (IS("Seq")) return want_num(p, e, &ev->seq, NULL, 2, er);
+    if (IS("Seq")) num = &ev->seq;
     break;
   case 5:
-    if (IS("flops")) return want_num(p, e, &ev->flops, NULL, 2, er);
-    if (IS("dtype")) return want_text(p, e, &ev->dtype, 2, er);
+    if (IS("flops")) num = &ev->flops;
+    else if (IS("dtype")) text = &ev->dtype;
     break;
   case 6:
-    if (IS("stream")) return want_num(p, e, &ev->stream, NULL, 2, er);
-    if (IS("device")) return want_num(p, e, &ev->device, NULL, 2, er);
+    if (IS("stream")) num = &ev->stream;
+    else if (IS("device")) num = &ev->device;
     break;
   case 8:
-    if (IS("Comms Id")) return want_text(p, e, &ev->comms_id, 2, er);
+    if (IS("Comms Id")) text = &ev->comms_id;
     break;
   case 9:
-    if (IS("Device Id")) return want_num(p, e, &ev->dev_id, NULL, 2, er);
+    if (IS("Device Id")) num = &ev->dev_id;
     break;
   case 10:
-    if (IS("Input Dims")) return want_raw(p, e, &ev->dims, 2, er);
-    if (IS("Input type")) return want_raw(p, e, &ev->types, 2, er);
-    if (IS("Group size")) return want_num(p, e, &ev->group_size, NULL, 2, er);
+    if (IS("Input Dims")) raw = &ev->dims;
+    else if (IS("Input type")) raw = &ev->types;
+    else if (IS("Group size")) num = &ev->group_size;
     break;
   case 11:
-    if (IS("correlation")) return want_num(p, e, &ev->correlation, NULL, 2, er);
-    if (IS("Device Type")) return want_num(p, e, &ev->dev_type, NULL, 2, er);
+    if (IS("correlation")) num = &ev->correlation;
+    else if (IS("Device Type")) num = &ev->dev_type;
     break;
   case 13:
-    if (IS("In msg nelems")) return want_num(p, e, &ev->nelems, NULL, 2, er);
+    if (IS("In msg nelems")) num = &ev->nelems;
     break;
   case 14:
-    if (IS("Total Reserved")) return want_num(p, e, &ev->mem_reserved, NULL, 2, er);
-    if (IS("Out msg nelems")) return want_num(p, e, &ev->out_nelems, NULL, 2, er);
+    if (IS("Total Reserved")) num = &ev->mem_reserved;
+    else if (IS("Out msg nelems")) num = &ev->out_nelems;
     break;
   case 15:
-    if (IS("Concrete Inputs")) return want_raw(p, e, &ev->concrete, 2, er);
-    if (IS("Total Allocated")) return want_num(p, e, &ev->mem_alloc, NULL, 2, er);
-    if (IS("Collective name")) return want_text(p, e, &ev->coll_name, 2, er);
+    if (IS("Concrete Inputs")) raw = &ev->concrete;
+    else if (IS("Total Allocated")) num = &ev->mem_alloc;
+    else if (IS("Collective name")) text = &ev->coll_name;
     break;
   case 18:
-    if (IS("Process Group Name")) return want_text(p, e, &ev->pg_name, 2, er);
+    if (IS("Process Group Name")) text = &ev->pg_name;
     break;
   case 19:
-    if (IS("Process Group Ranks")) return want_text(p, e, &ev->pg_ranks, 2, er);
+    if (IS("Process Group Ranks")) text = &ev->pg_ranks;
     break;
   }
+  if (num) return want_num(p, e, num, NULL, 2, er);
+  if (text) return want_text(p, e, text, 2, er);
+  if (raw) return want_raw(p, e, raw, 2, er);
   return value(p, e, 2, er);
 }
 
