@@ -225,7 +225,7 @@ static const char *static_text(const char *s, const char *const *known) {
 static void ld_rank(ld *l, const json_t *o, tr_rank *x) {
   RANK_FIELDS(LD_I, LD_D, LD_B, LD_S)
   static const char *const sources[] = {"distributedInfo", "file name", "default", NULL};
-  static const char *const whys[] = {TR_AT_OP_NO_SPAN, TR_AT_OP_NOT_KEPT, NULL};
+  static const char *const whys[] = {TR_AT_OP_NO_SPAN, TR_AT_OP_NOT_KEPT, TR_AT_OP_HEADER, NULL};
   x->rank_source = static_text(json_string_value(json_object_get(o, "rank_source")), sources);
   if (!x->rank_source) x->rank_source = "default";
   x->mem_at_op_why = static_text(json_string_value(json_object_get(o, "mem_at_op_why")), whys);

@@ -274,6 +274,13 @@ static void memory_event(col *c, const tr_event *ev) {
  * when its shapes are recorded. */
 static void cpu_op(col *c, const tr_event *ev, tr_slice name, int64_t ts, int64_t end) {
   int tid = -1;
+  /* PyTorch lists the profiler's options in the header, each only when on ("profile_memory": 1
+   * among them): a header listing some but not profile_memory says no memory events follow, and
+   * host ops, kept only to name the op at a memory peak, are not collected at all */
+  if (c->profiler_flags && !c->profile_memory && !c->has_memory && tr_ops_host_kept(c->ops)) {
+    tr_ops_host_stop(c->ops);
+    c->host_off_by_header = true;
+  }
   if (tr_ops_host_kept(c->ops)) tr_ops_host(c->ops, name.p, name.n, tid = thread_ix(c, ev), ts, end);
   if (ev->dims.p) c->out->shapes = true;
   /* the name as a C string only for the ops the FLOPs formulas may count */
@@ -391,6 +398,10 @@ static void on_header(void *vc, const char *key, json_t *v) {
     on_device_props(c, v);
   } else if (!strcmp(key, "profile_memory")) {
     c->profile_memory = json_is_true(v) || (json_is_integer(v) && json_integer_value(v) != 0);
+    c->profiler_flags = true;
+  } else if (!strcmp(key, "record_shapes") || !strcmp(key, "with_stack") || !strcmp(key, "with_flops") ||
+             !strcmp(key, "with_modules")) {
+    c->profiler_flags = true;
   } else if (!strcmp(key, "baseTimeNanoseconds")) {
     double d;
     if (json_is_integer(v)) {
@@ -807,7 +818,9 @@ static void analyze_efficiency(col *c, const tr_rank_opts *opts) {
     if (wi >= 0) r->mem_at_step = w[wi].step;
     r->mem_at_op = tr_ops_host_at(c->ops, r->memory.at_tid, r->memory.at_ns);
     if (!r->mem_at_op)
-      r->mem_at_op_why = tr_ops_host_kept(c->ops) ? TR_AT_OP_NO_SPAN : TR_AT_OP_NOT_KEPT;
+      r->mem_at_op_why = tr_ops_host_kept(c->ops) ? TR_AT_OP_NO_SPAN
+                         : c->host_off_by_header ? TR_AT_OP_HEADER
+                                                 : TR_AT_OP_NOT_KEPT;
   }
   find_device(c, opts);
   tr_ops_finish(c->ops, w, nw, r->device, &r->ops);
@@ -832,7 +845,8 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   r->mem_at_step = -1;
   col c = {.out = r, .host_compact_at = 65536, .device = -1, .ops = tr_ops_new(), .mem = tr_mem_new()};
   static const char *const header_keys[] = {"distributedInfo", "baseTimeNanoseconds", "deviceProperties",
-                                            "profile_memory", NULL};
+                                            "profile_memory",  "record_shapes",       "with_stack",
+                                            "with_flops",      "with_modules",        NULL};
   tr_read_sink sink = {on_event, on_header, &c, header_keys};
   tr_read_stats st;
   char *err = NULL;

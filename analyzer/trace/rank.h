@@ -133,6 +133,7 @@ typedef struct {
 /* Why mem_at_op is NULL (the texts mem_at_op_why points at). */
 #define TR_AT_OP_NO_SPAN "no CPU op on that thread spans the moment"
 #define TR_AT_OP_NOT_KEPT "not resolved: the file lists its CPU ops before anything says memory was recorded"
+#define TR_AT_OP_HEADER "not resolved: the trace header lists the profiler's options without profile_memory, so CPU ops were not kept"
 
 /* Reads and analyses one file. Never returns NULL; on failure ->err names the file and the
  * byte offset. Caller frees with tr_rank_free. Thread-safe: shares no state. */

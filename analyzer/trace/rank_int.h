@@ -91,6 +91,8 @@ typedef struct {
   bool float_ts;
   bool has_memory;     /* a [memory] event was read */
   bool profile_memory; /* the header says memory was recorded */
+  bool profiler_flags; /* the header lists the profiler's options (record_shapes, with_stack, ...) */
+  bool host_off_by_header; /* ... without profile_memory, so host ops were not collected */
   bool gpu_seen;       /* a GPU or runtime row was read */
   int64_t tmin, tmax;
   bool any_time;

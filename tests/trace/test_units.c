@@ -521,7 +521,38 @@ static void test_categories(void) {
   free(p);
 }
 
+/* The op at the memory peak is named when memory was recorded; a header listing the profiler's
+ * options without profile_memory says it was not, and host ops are then not collected. */
+static void test_host_ops_by_header(void) {
+  const char *heads[] = {"", "\"record_shapes\": 1, \"profile_memory\": 1, ", "\"record_shapes\": 1, "};
+  for (int i = 0; i < 3; i++) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{%s\"traceEvents\": [\n"
+             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::big\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50,\"args\":{}},\n"
+             "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":120,\"s\":\"t\","
+             "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":1,\"Bytes\":1000,\"Total Allocated\":1000,\"Total Reserved\":2000}},\n"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":5,\"args\":{\"stream\":7,\"device\":0}}\n"
+             "]}",
+             heads[i]);
+    char *p = write_tmp(text);
+    tr_rank *r = tr_rank_analyze(p, NULL);
+    CHECK(r->err == NULL);
+    CHECK(r->memory.measured);
+    if (i < 2) {
+      CHECK(r->mem_at_op && !strcmp(r->mem_at_op, "aten::big"));
+    } else {
+      CHECK(!r->mem_at_op);
+      CHECK(r->mem_at_op_why && !strcmp(r->mem_at_op_why, TR_AT_OP_HEADER));
+    }
+    tr_rank_free(r);
+    unlink(p);
+    free(p);
+  }
+}
+
 int main(void) {
+  test_host_ops_by_header();
   test_parse_memo();
   test_categories();
   test_launch_join();
