@@ -144,14 +144,13 @@ static inline uint64_t digits_value(const char *p, int k) {
   return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
 }
 
-static inline const char *skip_digits(const char *p, const char *e) {
-  while (e - p >= 8) {
+/* The end of the digits at p: 8 at a time, the zero padding past the window ending the run. */
+static inline const char *skip_digits(const char *p) {
+  for (;;) {
     int k = digit_run8(p);
     p += k;
     if (k < 8) return p;
   }
-  while (p < e && is_digit(*p)) p++;
-  return p;
 }
 
 /* At a digit: the end of a non-negative integer written without sign, fraction or exponent and
@@ -161,7 +160,7 @@ static const bool num_cont[256] = {['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, [
                                    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
 
 static inline const char *plain_uint(const char *p, const char *e) {
-  p = *p == '0' ? p + 1 : skip_digits(p, e);
+  p = *p == '0' ? p + 1 : skip_digits(p);
   if (p >= e || num_cont[(unsigned char)*p]) return NULL; /* a byte that continues a number */
   return p;
 }
@@ -172,12 +171,12 @@ static const char *number(const char *p, const char *e, bool *real, ev_err *er) 
   if (p < e && *p == '-') p++;
   if (p >= e || !is_digit(*p)) return ev_fail(er, p, "invalid number");
   if (*p == '0') p++;
-  else p = skip_digits(p, e);
+  else p = skip_digits(p);
   if (p < e && *p == '.') {
     *real = true;
     p++;
     if (p >= e || !is_digit(*p)) return ev_fail(er, p, "invalid number");
-    p = skip_digits(p, e);
+    p = skip_digits(p);
   }
   if (p < e && (*p == 'e' || *p == 'E')) {
     *real = true;
@@ -473,11 +472,10 @@ static const uint64_t pow10_u[19] = {1,          10,          100,          1000
                                    100000000000000, 1000000000000000, 10000000000000000,
                                    100000000000000000, 1000000000000000000};
 
-/* A run of digits at p, at most 18 in all with the *digits already read, 8 at a time: the end,
- * or NULL when the run is longer or the window may cut it (16 bytes must follow). */
-static inline const char *digits_fast(const char *p, const char *e, uint64_t *m, int *digits) {
+/* A run of digits at p, at most 18 in all with the *digits already read, 8 at a time (the zero
+ * padding ends a run at the window's end): its end, or NULL when the run is longer. */
+static inline const char *digits_fast(const char *p, uint64_t *m, int *digits) {
   for (;;) {
-    if (e - p < 16) return NULL;
     int k = digit_run8(p);
     if (k) *m = *m * pow10_u[k] + digits_value(p, k);
     p += k;
@@ -496,12 +494,12 @@ static inline const char *num_fast(const char *p, const char *e, uint64_t *mant,
   if (p >= e || !is_digit(*p) || (*p == '0' && p + 1 < e && is_digit(p[1]))) return NULL;
   uint64_t m = 0;
   int digits = 0, f = 0;
-  if (!(p = digits_fast(p, e, &m, &digits))) return NULL;
+  if (!(p = digits_fast(p, &m, &digits))) return NULL;
   if (*p == '.') {
     p++;
     if (!is_digit(*p)) return NULL;
     int before = digits;
-    if (!(p = digits_fast(p, e, &m, &digits))) return NULL;
+    if (!(p = digits_fast(p, &m, &digits))) return NULL;
     f = digits - before;
   }
   if (*p == 'e' || *p == 'E') return NULL;
@@ -759,13 +757,13 @@ static inline __attribute__((always_inline)) const char *members(const char *p, 
   int id = -1;           /* the last key's (top level) */
   for (;;) {
     size_t n;
-    if (top && id + 1 < TK_OTHER && e - b >= 8 && (n = top_hint(b, id + 1))) {
+    if (top && id + 1 < TK_OTHER && (n = top_hint(b, id + 1))) {
       if (!(p = top_value(b + n, e, ++id, ev, er))) return NULL;
       goto separator;
     }
     const char *q = str_run(b, e);
     tr_slice k;
-    if (e - q >= 4 && (load4(q) & 0x00FFFFFFu) == QUOTE_COLON_SP && (unsigned char)q[3] > ' ') {
+    if ((load4(q) & 0x00FFFFFFu) == QUOTE_COLON_SP && (unsigned char)q[3] > ' ') {
       k = (tr_slice){b, (uint32_t)(q - b), false, false};
       p = q + 3;
     } else {
@@ -781,7 +779,7 @@ static inline __attribute__((always_inline)) const char *members(const char *p, 
     }
     if (!(p = field(p, e, k, ev, &id, er))) return NULL;
   separator:
-    if (e - p >= 4 && (load4(p) & 0x00FFFFFFu) == COMMA_SP_QUOTE) {
+    if ((load4(p) & 0x00FFFFFFu) == COMMA_SP_QUOTE) {
       b = p + 3;
       continue;
     }

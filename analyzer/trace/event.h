@@ -52,12 +52,18 @@ typedef struct {
   tr_num mem_alloc, mem_reserved, dev_type, dev_id;
 } tr_event;
 
-/* Parses the JSON object in p[0..n). Returns true and fills *ev (slices point into p); on
- * invalid JSON returns false with *err_pos the offset of the offending byte and *why a static
- * message. */
+/* Every parser here reads up to TR_EVENT_PAD bytes past p + n, which must be zero: a reader keeps
+ * that much zeroed space after its window, and the hot paths then need no end-of-input test
+ * before loading a word (a zero byte matches no token and ends every digit or string run). */
+#define TR_EVENT_PAD 64
+
+/* Parses the JSON object in p[0..n) (p[n .. n + TR_EVENT_PAD) zero). Returns true and fills *ev
+ * (slices point into p); on invalid JSON returns false with *err_pos the offset of the
+ * offending byte and *why a static message. */
 bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why);
 
-/* Parses the JSON object at the start of p[0..n) (after optional whitespace) and sets *used to
+/* Parses the JSON object at the start of p[0..n) (after optional whitespace; zero padding as
+ * above) and sets *used to
  * the bytes through its closing brace; what follows is not looked at. Failure as above; an
  * object cut off by the end of p fails with *err_pos at (or within a few bytes of) n, which is
  * how a streaming reader tells "need more input" from "invalid". */

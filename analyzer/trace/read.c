@@ -58,6 +58,7 @@ static bool rd_fill(rd *r) {
     r->pos -= keep;
     if (r->marked) r->mark -= keep;
     r->base += keep;
+    memset(r->buf + r->len, 0, TR_EVENT_PAD);
   }
   if (r->len == r->cap) {
     if (r->cap >= RD_MAX_CAP) {
@@ -65,11 +66,12 @@ static bool rd_fill(rd *r) {
       return false;
     }
     r->cap *= 2;
-    r->buf = pd_xrealloc(r->buf, r->cap);
+    r->buf = pd_xrealloc(r->buf, r->cap + TR_EVENT_PAD);
   }
   ssize_t n = tr_src_read(r->src, r->buf + r->len, r->cap - r->len);
   if (n > 0) {
     r->len += (size_t)n;
+    memset(r->buf + r->len, 0, TR_EVENT_PAD); /* the event parser's contract */
     return true;
   }
   r->eof = true;
@@ -360,7 +362,8 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   r.src = tr_src_open(path, err);
   if (!r.src) return false;
   r.cap = RD_INITIAL_CAP;
-  r.buf = pd_xmalloc(r.cap);
+  r.buf = pd_xmalloc(r.cap + TR_EVENT_PAD); /* buf[len .. len + TR_EVENT_PAD) is kept zero */
+  memset(r.buf, 0, TR_EVENT_PAD);
   r.memo = pd_xcalloc(1, sizeof *r.memo);
   bool ok = false;
   int c = rd_peek(&r);

@@ -12,6 +12,7 @@
 #include "trace/flops.h"
 #include "trace/mem.h"
 #include "trace/ops.h"
+#include "event_pad.h"
 #include "harness.h"
 
 /* The FLOPs tr_flops_of gives for an event written as JSON; -1 when it does not model it. */
@@ -19,7 +20,7 @@ static double flops_of(const char *json, tr_fl *fl) {
   tr_event ev;
   size_t at;
   const char *why;
-  if (!tr_event_parse(json, strlen(json), &ev, &at, &why)) return -2;
+  if (!tr_event_parse(event_padded(json, strlen(json)), strlen(json), &ev, &at, &why)) return -2;
   char name[128];
   tr_slice_decode(&ev.name, name);
   return tr_flops_of(name, &ev, fl) ? fl->flops : -1;
