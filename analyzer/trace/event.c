@@ -40,8 +40,8 @@ static const char *ws_run(const char *p, const char *e) {
 
 /* Whitespace between tokens: usually none or the one space after ':' or ','. */
 static inline __attribute__((always_inline)) const char *ws(const char *p, const char *e) {
-  if (p < e && (unsigned char)*p > ' ') return p;
-  if (p + 1 < e && *p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
+  if ((unsigned char)*p > ' ') return p; /* the zero padding is not > ' ' */
+  if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
   return ws_run(p, e);
 }
 
@@ -68,18 +68,20 @@ static inline __attribute__((always_inline)) unsigned str_stops16(const char *p)
  * per step measured slower: most strings are keys that end in the first 16). */
 static inline __attribute__((always_inline)) const char *str_run(const char *p, const char *end) {
 #ifdef __SSE2__
-  while (end - p >= 16) {
+  (void)end; /* the zero padding past the window is a stop byte: the run ends at end at the latest */
+  for (;;) {
     unsigned mask = str_stops16(p);
     if (mask) return p + __builtin_ctz(mask);
     p += 16;
   }
-#endif
+#else
   while (p < end) {
     unsigned char c = (unsigned char)*p;
     if (c == '"' || c == '\\' || c < 0x20) return p;
     p++;
   }
   return end;
+#endif
 }
 
 /* The rest of a string from p (after its opening quote) when it holds an escape or a control
@@ -462,7 +464,7 @@ static inline __attribute__((always_inline)) bool same_n(const char *a, const ch
 
 /* A field that wants a string: a string slice; other values are validated and ignored. */
 static inline const char *want_str(const char *p, const char *e, tr_slice *out, int depth, ev_err *er) {
-  if (p < e && *p == '"') return string(p, e, out, er);
+  if (*p == '"') return string(p, e, out, er);
   return value(p, e, depth, er);
 }
 
@@ -488,10 +490,10 @@ static inline const char *digits_fast(const char *p, uint64_t *m, int *digits) {
 /* The common number in one pass: [-]digits[.digits], at most 18 digits in all, no exponent,
  * followed by a byte that cannot continue a number: its end, *frac the count of decimals.
  * NULL otherwise (the general path then handles it). */
-static inline const char *num_fast(const char *p, const char *e, uint64_t *mant, int *frac, bool *neg) {
-  *neg = p < e && *p == '-';
+static inline const char *num_fast(const char *p, uint64_t *mant, int *frac, bool *neg) {
+  *neg = *p == '-';
   if (*neg) p++;
-  if (p >= e || !is_digit(*p) || (*p == '0' && p + 1 < e && is_digit(p[1]))) return NULL;
+  if (!is_digit(*p) || (*p == '0' && is_digit(p[1]))) return NULL;
   uint64_t m = 0;
   int digits = 0, f = 0;
   if (!(p = digits_fast(p, &m, &digits))) return NULL;
@@ -570,8 +572,8 @@ static inline __attribute__((always_inline)) const char *want_num(const char *p,
   uint64_t mant;
   int frac;
   bool neg;
-  if (p < e && (*p == '-' || is_digit(*p))) {
-    const char *q = num_fast(p, e, &mant, &frac, &neg);
+  if (*p == '-' || is_digit(*p)) {
+    const char *q = num_fast(p, &mant, &frac, &neg);
     /* the ns value must fit, as dec_scaled requires (17 digits of µs did not, and came out negative) */
     static const uint64_t ns_max[4] = {INT64_MAX / 1000, INT64_MAX / 100, INT64_MAX / 10, INT64_MAX}; /* by frac */
     if (!q || (us && frac <= 3 && mant > ns_max[frac])) return want_num_slow(p, e, out, us, er);
@@ -587,18 +589,18 @@ static inline __attribute__((always_inline)) const char *want_num(const char *p,
     }
     return q;
   }
-  if (!us && p < e && *p == '"') return want_num_str(p, e, out, er);
+  if (!us && *p == '"') return want_num_str(p, e, out, er);
   return value(p, e, depth, er);
 }
 
 /* A field kept as text whether a string or a number (pid, tid, collective identifiers). */
 static inline const char *want_text(const char *p, const char *e, tr_slice *out, int depth, ev_err *er) {
   const char *q;
-  if (p < e && is_digit(*p) && (q = plain_uint(p, e))) { /* pid and tid */
+  if (is_digit(*p) && (q = plain_uint(p, e))) { /* pid and tid */
     *out = (tr_slice){p, (size_t)(q - p), false, true};
     return q;
   }
-  if (p < e && (*p == '-' || is_digit(*p))) {
+  if (*p == '-' || is_digit(*p)) {
     bool real;
     if ((q = number(p, e, &real, er))) *out = (tr_slice){p, (size_t)(q - p), false, true};
     return q;
