@@ -610,7 +610,7 @@ static inline const char *want_text(const char *p, const char *e, tr_slice *out,
 
 /* Any value, kept as its raw JSON text. */
 static const char *want_raw(const char *p, const char *e, tr_slice *out, int depth, ev_err *er) {
-  const char *q = value(p, e, depth, er);
+  const char *q = *p == '[' ? array(p, e, depth, er) : value(p, e, depth, er);
   if (q) *out = (tr_slice){p, (size_t)(q - p), false, false};
   return q;
 }
@@ -696,6 +696,9 @@ static inline __attribute__((always_inline)) const char *arg_field(const char *p
   if (num) return want_num(p, e, num, NULL, 2, er);
   if (text) return want_text(p, e, text, 2, er);
   if (raw) return want_raw(p, e, raw, 2, er);
+  const char *q;
+  if (is_digit(*p) && (q = plain_uint(p, e))) return q; /* most skipped values, without a call */
+  if (*p == '[') return array(p, e, 2, er);
   return value(p, e, 2, er);
 }
 
