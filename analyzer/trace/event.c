@@ -13,7 +13,6 @@
  * the offending byte and the reason in *er), so that it stays in a register on the hot path. */
 typedef struct {
   const char *at, *why;
-  tr_parse_memo *memo; /* NULL: none */
 } ev_err;
 
 static const char *ev_fail(ev_err *er, const char *at, const char *why) {
@@ -228,9 +227,8 @@ static const char *container(const char *p, const char *e, int depth, ev_err *er
  * "Scalar"]) hold only arrays, non-negative integers and plain strings: one loop without
  * recursion checks and skips them. NULL when the array holds anything else, is invalid or runs
  * past the window: the general path then reads it (and says what is wrong). */
-static const char *plain_array(const char *p, const char *e, int depth, int *nest) {
+static const char *plain_array(const char *p, const char *e, int depth) {
   int open = 0;
-  *nest = 0;
   bool elem = false; /* an element was just read: ',' or ']' may follow */
   for (;;) {
     while (p < e && *p == ' ') p++;
@@ -245,7 +243,6 @@ static const char *plain_array(const char *p, const char *e, int depth, int *nes
     } else if (c == '[') {
       if (depth + open >= EV_MAX_DEPTH) return NULL;
       open++, p++;
-      if (open > *nest) *nest = open;
       while (p < e && *p == ' ') p++;
       if (p < e && *p == ']') p++, open--, elem = true; /* [] */
       if (open == 0) return p;
@@ -262,52 +259,10 @@ static const char *plain_array(const char *p, const char *e, int depth, int *nes
   }
 }
 
-static size_t memo_slot(const char *p) {
-  uint64_t a, b;
-  memcpy(&a, p + 1, 8);
-  memcpy(&b, p + 9, 8);
-  return (size_t)(((a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull) >> 56) % TR_MEMO_SLOTS;
-}
-
-/* At '[' with TR_MEMO_BYTES readable: the end of the array when it is the one memo holds for
- * its first bytes, else NULL. A hit is taken only where plain_array would have taken it (the
- * depth limit). */
-static inline const char *memo_hit(const tr_parse_memo *m, const char *p, int depth) {
-  const tr_memo_slot *s = &m->slot[memo_slot(p)];
-  if (!s->len || depth + s->depth > EV_MAX_DEPTH) return NULL;
-#ifdef __SSE2__
-  uint64_t eq = 0;
-  for (int i = 0; i < TR_MEMO_BYTES / 16; i++) {
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-    __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s->text + 16 * i));
-    eq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * i);
-  }
-  uint64_t want = s->len >= 64 ? ~0ull : (1ull << s->len) - 1;
-  return (eq & want) == want ? p + s->len : NULL;
-#else
-  return memcmp(p, s->text, s->len) ? NULL : p + s->len;
-#endif
-}
-
-static inline void memo_put(tr_parse_memo *m, const char *p, size_t len, int nest) {
-  if (len > TR_MEMO_BYTES) return;
-  tr_memo_slot *s = &m->slot[memo_slot(p)];
-  memcpy(s->text, p, len);
-  s->len = (uint8_t)len;
-  s->depth = (uint8_t)nest;
-}
-
-/* An array: from the memo, by the one-loop skipper (remembered), or by the general grammar. */
+/* An array: by the one-loop skipper, else by the general grammar. */
 static const char *array(const char *p, const char *e, int depth, ev_err *er) {
-  const char *q;
-  bool memo = er->memo && e - p >= TR_MEMO_BYTES;
-  if (memo && (q = memo_hit(er->memo, p, depth))) return q;
-  int nest;
-  if ((q = plain_array(p, e, depth, &nest))) {
-    if (memo) memo_put(er->memo, p, (size_t)(q - p), nest);
-    return q;
-  }
-  return container(p, e, depth, er);
+  const char *q = plain_array(p, e, depth);
+  return q ? q : container(p, e, depth, er);
 }
 
 /* Any value: the position after it. */
@@ -878,12 +833,12 @@ static inline void zero_event(tr_event *ev) {
 #endif
 }
 
-bool tr_event_parse_memo(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos, const char **why,
-                         tr_parse_memo *memo) {
+bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
+                           const char **why) {
   zero_event(ev);
   if (n > UINT32_MAX) n = UINT32_MAX; /* slices hold 32-bit lengths: longer input fails as cut off */
   const char *e = p + n, *q = ws(p, e);
-  ev_err er = {NULL, NULL, memo};
+  ev_err er = {NULL, NULL};
   if (q >= e || *q != '{') ev_fail(&er, q, "an event must be a JSON object");
   else q = members(q + 1, e, ev, top_field, true, &er);
   if (er.why) {
@@ -893,11 +848,6 @@ bool tr_event_parse_memo(const char *p, size_t n, tr_event *ev, size_t *used, si
   }
   *used = (size_t)(q - p);
   return true;
-}
-
-bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
-                           const char **why) {
-  return tr_event_parse_memo(p, n, ev, used, err_pos, why, NULL);
 }
 
 bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, const char **why) {

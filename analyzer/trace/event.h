@@ -70,27 +70,6 @@ bool tr_event_parse(const char *p, size_t n, tr_event *ev, size_t *err_pos, cons
 bool tr_event_parse_prefix(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos,
                            const char **why);
 
-/* What the parses of one stream share: arrays met before (record_shapes' "Input Dims" and
- * "Input type", kernels' "grid" and "block" repeat the same few values) are recognised by
- * comparing bytes with a validated copy: a complete JSON array is never a prefix of another
- * value, so equal bytes are that same valid array. It changes no result, only the time.
- * Zero-initialise one per stream (about 17 KiB). */
-#define TR_MEMO_SLOTS 256
-#define TR_MEMO_BYTES 64
-typedef struct {
-  uint8_t len;   /* 0: empty */
-  uint8_t depth; /* the array's nesting, for the depth limit */
-  char text[TR_MEMO_BYTES];
-} tr_memo_slot;
-
-typedef struct {
-  tr_memo_slot slot[TR_MEMO_SLOTS];
-} tr_parse_memo;
-
-/* tr_event_parse_prefix with a stream's memo (may be NULL). */
-bool tr_event_parse_memo(const char *p, size_t n, tr_event *ev, size_t *used, size_t *err_pos, const char **why,
-                         tr_parse_memo *memo);
-
 /* Writes the slice with JSON escapes decoded into out, which must hold s->n + 1 bytes (a
  * decoded string is never longer than its source), NUL-terminates it and returns its length. */
 size_t tr_slice_decode(const tr_slice *s, char *out);

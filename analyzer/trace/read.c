@@ -28,7 +28,6 @@ typedef struct {
   bool marked, eof;
   uint64_t base;
   char *err;
-  tr_parse_memo *memo; /* owned */
 } rd;
 
 static void rd_fail(rd *r, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -209,7 +208,7 @@ static bool rd_parse_event(rd *r, tr_event *ev, uint64_t *off) {
   for (;;) {
     size_t avail = r->len - r->mark, used = 0, epos = 0;
     const char *why = NULL;
-    if (tr_event_parse_memo(r->buf + r->mark, avail, ev, &used, &epos, &why, r->memo)) {
+    if (tr_event_parse_prefix(r->buf + r->mark, avail, ev, &used, &epos, &why)) {
       r->pos = r->mark + used;
       *off = r->base + r->mark;
       return true;
@@ -364,7 +363,6 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   r.cap = RD_INITIAL_CAP;
   r.buf = pd_xmalloc(r.cap + TR_EVENT_PAD); /* buf[len .. len + TR_EVENT_PAD) is kept zero */
   memset(r.buf, 0, TR_EVENT_PAD);
-  r.memo = pd_xcalloc(1, sizeof *r.memo);
   bool ok = false;
   int c = rd_peek(&r);
   st->gzip = tr_src_gzip(r.src);
@@ -395,7 +393,6 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
     free(r.err);
   }
   free(r.buf);
-  free(r.memo);
   tr_src_close(r.src);
   return ok;
 }

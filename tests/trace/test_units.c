@@ -372,56 +372,6 @@ static void test_parser_fast_paths(void) {
   }
 }
 
-/* Parses text with the memo and without: the same verdict, error offset and fields. */
-static void same_with_memo(const char *text, tr_parse_memo *memo) {
-  size_t n = strlen(text), u1 = 0, u2 = 0, p1 = 0, p2 = 0;
-  text = event_padded(text, n);
-  const char *w1 = NULL, *w2 = NULL;
-  tr_event a, b;
-  bool ok1 = tr_event_parse_prefix(text, n, &a, &u1, &p1, &w1), ok2 = tr_event_parse_memo(text, n, &b, &u2, &p2, &w2, memo);
-  CHECK(ok1 == ok2);
-  if (ok1 && ok2) {
-    CHECK_INT(u1, u2);
-    CHECK(!memcmp(&a, &b, sizeof a)); /* zero_event clears padding too: the bytes compare */
-  } else {
-    CHECK_INT(p1, p2);
-    CHECK(w1 == w2);
-  }
-}
-
-/* The array memo changes no result: arrays met again (hits), arrays that share a prefix with a
- * remembered one, and a remembered array met again past the depth limit, which must fail where
- * the parse without the memo fails. */
-static void test_parse_memo(void) {
-  tr_parse_memo *memo = pd_xcalloc(1, sizeof *memo);
-  const char *pad = "                                                                  ";
-  const char *arrays[] = {"[[2048, 1], [2048, 1], []]", "[\"float\", \"float\", \"Scalar\"]", "[2400, 1, 1]",
-                          "[2400, 1, 1, 1]", "[2400, 1]", "[2400]", "[[[[1]]]]", "[]", "[[], []]",
-                          "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23]",
-                          "[01]", "[1,]", "[1 2]", "[\"a\\nb\"]", "[-1, 2.5]", "[[2048, 1], [2048, 1], []"};
-  for (int round = 0; round < 3; round++)
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
-      char text[512];
-      snprintf(text, sizeof text, "{\"ph\": \"X\", \"args\": {\"Input Dims\": %s, \"grid\": %s}}%s", arrays[i], arrays[i], pad);
-      same_with_memo(text, memo);
-      snprintf(text, sizeof text, "{\"args\": {\"grid\": %s, \"x\": 1}%s", arrays[i], pad); /* cut off after it */
-      same_with_memo(text, memo);
-    }
-  /* "[[[[1]]]]" is remembered from depth 2; met at depth 509 it nests past 512 */
-  for (int depth = 500; depth <= 512; depth++) {
-    pd_buf b = {0};
-    pd_buf_puts(&b, "{\"args\": ");
-    for (int i = 2; i < depth; i++) pd_buf_puts(&b, "{\"a\": ");
-    pd_buf_puts(&b, "[[[[1]]]]");
-    for (int i = 2; i < depth; i++) pd_buf_putc(&b, '}');
-    pd_buf_puts(&b, "}");
-    pd_buf_puts(&b, pad);
-    same_with_memo(b.data, memo);
-    pd_buf_free(&b);
-  }
-  free(memo);
-}
-
 static int int_pair_cmp(const void *pa, const void *pb) {
   const int *a = pa, *b = pb;
   return (a[0] > b[0]) - (a[0] < b[0]);
@@ -555,7 +505,6 @@ static void test_host_ops_by_header(void) {
 
 int main(void) {
   test_host_ops_by_header();
-  test_parse_memo();
   test_categories();
   test_launch_join();
   test_event_parser();
