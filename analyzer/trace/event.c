@@ -231,7 +231,7 @@ static const char *plain_array(const char *p, const char *e, int depth) {
   int open = 0;
   bool elem = false; /* an element was just read: ',' or ']' may follow */
   for (;;) {
-    while (p < e && *p == ' ') p++;
+    while (*p == ' ') p++; /* the zero padding ends the run */
     if (p >= e) return NULL;
     char c = *p;
     if (elem) {
@@ -243,8 +243,8 @@ static const char *plain_array(const char *p, const char *e, int depth) {
     } else if (c == '[') {
       if (depth + open >= EV_MAX_DEPTH) return NULL;
       open++, p++;
-      while (p < e && *p == ' ') p++;
-      if (p < e && *p == ']') p++, open--, elem = true; /* [] */
+      while (*p == ' ') p++;
+      if (*p == ']') p++, open--, elem = true; /* [] (a ']' is never padding) */
       if (open == 0) return p;
     } else if (c == '"') {
       const char *q = str_run(p + 1, e);
