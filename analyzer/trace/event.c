@@ -154,12 +154,13 @@ static inline const char *skip_digits(const char *p) {
   }
 }
 
-/* At a digit: the end of a non-negative integer written without sign, fraction or exponent and
- * followed by a byte that cannot continue a number; NULL otherwise (a leading zero before a
- * digit, a real, the end of the window), which the general grammar then reads. */
+/* The bytes that continue a number after its integer digits. */
 static const bool num_cont[256] = {['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1,
                                    ['7'] = 1, ['8'] = 1, ['9'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
 
+/* At a digit: the end of a non-negative integer written without sign, fraction or exponent and
+ * followed by a byte that cannot continue a number; NULL otherwise (a leading zero before a
+ * digit, a real, the end of the window), which the general grammar then reads. */
 static inline const char *plain_uint(const char *p, const char *e) {
   p = *p == '0' ? p + 1 : skip_digits(p);
   if (p >= e || num_cont[(unsigned char)*p]) return NULL; /* a byte that continues a number */
