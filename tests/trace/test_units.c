@@ -113,6 +113,16 @@ static char *write_tmp(const char *text) {
   return p;
 }
 
+/* The analysis of a trace written as text (the file is gone when it returns; the rank holds only
+ * results). The caller frees it with tr_rank_free. */
+static tr_rank *analyze_text(const char *text) {
+  char *p = write_tmp(text);
+  tr_rank *r = tr_rank_analyze(p, NULL);
+  unlink(p);
+  free(p);
+  return r;
+}
+
 static void read_text(const char *text, bool want_ok, long want_events, long long want_base, bool want_array) {
   char *p = write_tmp(text);
   sink_state s = {0};
@@ -147,14 +157,11 @@ static void test_reader_variants(void) {
 
 /* A header value jansson would refuse, not asked for, does not fail the file. */
 static void test_unwanted_header(void) {
-  char *p = write_tmp("{\"INFO\": [\"\xff\xfe log\"], \"distributedInfo\": {\"rank\": 2}, \"traceEvents\": ["
+  tr_rank *r = analyze_text("{\"INFO\": [\"\xff\xfe log\"], \"distributedInfo\": {\"rank\": 2}, \"traceEvents\": ["
                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}");
-  tr_rank *r = tr_rank_analyze(p, NULL);
   CHECK(r->err == NULL);
   CHECK_INT(r->rank, 2);
   tr_rank_free(r);
-  unlink(p);
-  free(p);
 }
 
 /* Kernel events split across the reader's windows (3 MB of them), in a trace with a float ts. */
@@ -172,9 +179,8 @@ static void test_window_boundaries(void) {
     n++;
   }
   pd_buf_puts(&b, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"x\"}}]}");
-  char *p = write_tmp(b.data);
+  tr_rank *r = analyze_text(b.data);
   pd_buf_free(&b);
-  tr_rank *r = tr_rank_analyze(p, NULL);
   CHECK(r->err == NULL);
   CHECK_INT(r->rank, 5);
   CHECK_INT(r->world_size, 8);
@@ -189,8 +195,6 @@ static void test_window_boundaries(void) {
   CHECK(fabs(r->steps[0].compute_us - (double)n) < 1e-6);
   CHECK_INT(r->hta.launch_n, n);
   tr_rank_free(r);
-  unlink(p);
-  free(p);
 }
 
 static bool parse(const char *text, tr_event *ev) {
@@ -277,16 +281,13 @@ static void test_hta_double_rounding(void) {
       "\"ts\":1712195495519680.250,\"dur\":3.5,\"args\":{\"correlation\":1}},\n"
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,"
       "\"ts\":1712195495519689.047,\"dur\":10.5,\"args\":{\"stream\":7,\"correlation\":1}}\n]}";
-  char *p = write_tmp(text);
-  tr_rank *r = tr_rank_analyze(p, NULL);
+  tr_rank *r = analyze_text(text);
   CHECK(r->err == NULL);
   CHECK(r->hta.rounded);
   CHECK(fabs(r->hta.compute_us - 10.0) < 1e-9);  /* HTA: floor(689.047 + 10.5) - ceil(689.047) as doubles */
   CHECK(fabs(r->steps[0].compute_us - 10.5) < 1e-9); /* exact */
   CHECK(fabs(r->hta.launch_median_delay_us - 6.0) < 1e-9); /* 689 - floor(680.25 + 3.5) */
   tr_rank_free(r);
-  unlink(p);
-  free(p);
 }
 
 
@@ -438,14 +439,11 @@ static void test_launch_join(void) {
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":3}},\n"
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":400,\"dur\":5,\"args\":{\"stream\":7,\"correlation\":99}}\n"
       "]}";
-  char *p = write_tmp(text);
-  tr_rank *r = tr_rank_analyze(p, NULL);
+  tr_rank *r = analyze_text(text);
   CHECK(r->err == NULL);
   CHECK_INT(r->hta.launch_n, 2);                            /* k3 has no launch */
   CHECK(fabs(r->hta.launch_median_delay_us - 50.0) < 1e-9); /* (300 - 210) and (70 - 60): the later id-5 row */
   tr_rank_free(r);
-  unlink(p);
-  free(p);
 }
 
 /* Categories are compared exactly, escapes decoded (a long escaped spelling too); numeric and
@@ -460,8 +458,7 @@ static void test_categories(void) {
       "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"k4\",\"pid\":0,\"tid\":10,\"ts\":330,\"dur\":5,\"args\":{\"stream\":10}},\n"
       "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k5\",\"pid\":0,\"tid\":11,\"ts\":340,\"dur\":5,\"args\":{\"stream\":11}}\n"
       "]}";
-  char *p = write_tmp(text);
-  tr_rank *r = tr_rank_analyze(p, NULL);
+  tr_rank *r = analyze_text(text);
   CHECK(r->err == NULL);
   /* HTA's idle breakdown takes the kernel categories' streams only: 7 and 8 (escaped), 10
    * (HTA's capitalised form) and 11; not 9 ("kernels") */
@@ -469,8 +466,6 @@ static void test_categories(void) {
   long want[] = {7, 8, 10, 11};
   for (size_t i = 0; i < r->hta.n_idle && i < 4; i++) CHECK_INT(r->hta.idle[i].stream, want[i]);
   tr_rank_free(r);
-  unlink(p);
-  free(p);
 }
 
 /* The op at the memory peak is named when memory was recorded; a header listing the profiler's
@@ -487,8 +482,7 @@ static void test_host_ops_by_header(void) {
              "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":5,\"args\":{\"stream\":7,\"device\":0}}\n"
              "]}",
              heads[i]);
-    char *p = write_tmp(text);
-    tr_rank *r = tr_rank_analyze(p, NULL);
+    tr_rank *r = analyze_text(text);
     CHECK(r->err == NULL);
     CHECK(r->memory.measured);
     if (i < 2) {
@@ -498,8 +492,6 @@ static void test_host_ops_by_header(void) {
       CHECK(r->mem_at_op_why && !strcmp(r->mem_at_op_why, TR_AT_OP_HEADER));
     }
     tr_rank_free(r);
-    unlink(p);
-    free(p);
   }
 }
 
