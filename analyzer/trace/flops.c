@@ -218,9 +218,10 @@ static const attn_op ATTN[] = {
     {NAME("flash_attn::_flash_attn_backward"), 1, true, 10, 0, 0, true, true},
 };
 
-static const attn_op *attn_find(const char *name) {
+/* name[0..len) in the table: the length decides before any bytes are compared. */
+static const attn_op *attn_find(const char *name, size_t len) {
   for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++)
-    if (!strcmp(ATTN[i].name, name)) return &ATTN[i];
+    if (len == ATTN[i].len && !memcmp(name, ATTN[i].name, len)) return &ATTN[i];
   return NULL;
 }
 
@@ -266,27 +267,29 @@ static const struct {
              {NAME("aten::bmm"), 0, 1, false, true},
              {NAME("aten::baddbmm"), 1, 2, true, true}};
 
-/* Called for every CPU op with shapes: the length decides before any bytes are compared (a
- * tr_slice_eq per table entry was 4 % of reading a record_shapes trace). */
-bool tr_flops_modelled(const char *name, size_t len) {
+/* The GEMM named name[0..len), or -1. */
+static int gemm_find(const char *name, size_t len) {
   for (size_t i = 0; i < sizeof GEMMS / sizeof *GEMMS; i++)
-    if (len == GEMMS[i].len && !memcmp(name, GEMMS[i].name, len)) return true;
-  for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++)
-    if (len == ATTN[i].len && !memcmp(name, ATTN[i].name, len)) return true;
-  return false;
+    if (len == GEMMS[i].len && !memcmp(name, GEMMS[i].name, len)) return (int)i;
+  return -1;
 }
+
+/* Called for every CPU op with shapes (a tr_slice_eq per table entry was 4 % of reading a
+ * record_shapes trace; the look-ups decide on the length first). */
+bool tr_flops_modelled(const char *name, size_t len) { return gemm_find(name, len) >= 0 || attn_find(name, len); }
 
 bool tr_flops_of(const char *name, const tr_event *ev, tr_fl *out) {
   memset(out, 0, sizeof *out);
   dims d;
   bool ok = false;
   int type_at = 0;
-  for (size_t i = 0; i < sizeof GEMMS / sizeof *GEMMS && !ok; i++)
-    if (!strcmp(name, GEMMS[i].name)) {
-      ok = parse_dims(&ev->dims, &d) && gemm(&d, GEMMS[i].a, GEMMS[i].b, GEMMS[i].bias, GEMMS[i].batched, out);
-      type_at = GEMMS[i].a;
-    }
-  const attn_op *op = ok ? NULL : attn_find(name);
+  size_t len = strlen(name);
+  int g = gemm_find(name, len);
+  if (g >= 0) {
+    ok = parse_dims(&ev->dims, &d) && gemm(&d, GEMMS[g].a, GEMMS[g].b, GEMMS[g].bias, GEMMS[g].batched, out);
+    type_at = GEMMS[g].a;
+  }
+  const attn_op *op = ok ? NULL : attn_find(name, len);
   if (op) {
     ok = parse_dims(&ev->dims, &d) && attention(op, ev, &d, out);
     type_at = op->q;
