@@ -727,14 +727,9 @@ static inline __attribute__((always_inline)) const char *members(const char *p, 
     if ((load4(q) & 0x00FFFFFFu) == QUOTE_COLON_SP && (unsigned char)q[3] > ' ') {
       k = (tr_slice){b, (uint32_t)(q - b), false, false};
       p = q + 3;
-    } else {
-      bool esc = false;
-      if (q >= e || *q != '"') {
-        if (!(q = str_slow(q, e, er))) return NULL;
-        esc = true; /* or a control character, which failed */
-      }
-      k = (tr_slice){b, (uint32_t)(q - b), esc, false};
-      p = ws(q + 1, e);
+    } else { /* escapes, other spacing or an error: the general string, scanned again */
+      if (!(p = string(b - 1, e, &k, er))) return NULL;
+      p = ws(p, e);
       if (p >= e || *p != ':') return ev_fail(er, p, "expected ':'");
       p = ws(p + 1, e);
     }
