@@ -57,7 +57,6 @@ static bool rd_fill(rd *r) {
     r->pos -= keep;
     if (r->marked) r->mark -= keep;
     r->base += keep;
-    memset(r->buf + r->len, 0, TR_EVENT_PAD);
   }
   if (r->len == r->cap) {
     if (r->cap >= RD_MAX_CAP) {
@@ -68,11 +67,9 @@ static bool rd_fill(rd *r) {
     r->buf = pd_xrealloc(r->buf, r->cap + TR_EVENT_PAD);
   }
   ssize_t n = tr_src_read(r->src, r->buf + r->len, r->cap - r->len);
-  if (n > 0) {
-    r->len += (size_t)n;
-    memset(r->buf + r->len, 0, TR_EVENT_PAD); /* the event parser's contract */
-    return true;
-  }
+  if (n > 0) r->len += (size_t)n;
+  memset(r->buf + r->len, 0, TR_EVENT_PAD); /* after every change of len: the event parser's contract */
+  if (n > 0) return true;
   r->eof = true;
   if (n < 0) rd_fail(r, rd_off(r), "%s", tr_src_error(r->src));
   return false;
@@ -361,8 +358,7 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   r.src = tr_src_open(path, err);
   if (!r.src) return false;
   r.cap = RD_INITIAL_CAP;
-  r.buf = pd_xmalloc(r.cap + TR_EVENT_PAD); /* buf[len .. len + TR_EVENT_PAD) is kept zero */
-  memset(r.buf, 0, TR_EVENT_PAD);
+  r.buf = pd_xmalloc(r.cap + TR_EVENT_PAD); /* rd_fill keeps buf[len .. len + TR_EVENT_PAD) zero */
   bool ok = false;
   int c = rd_peek(&r);
   st->gzip = tr_src_gzip(r.src);
