@@ -209,8 +209,6 @@ static unsigned hta_adj(const tr_event *ev, int64_t ts, int64_t end) {
   return (unsigned)((db + 1) * 3 + (de + 1));
 }
 
-/* The thread index of a CPU event: 1..255 in order of first appearance, 0 when the event
- * names no thread or there are more. */
 /* A few bytes equal: a loop, where memcmp is a call (ids are 1-10 bytes). */
 static inline bool bytes_eq(const char *a, const char *b, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -218,6 +216,8 @@ static inline bool bytes_eq(const char *a, const char *b, size_t n) {
   return true;
 }
 
+/* The thread index of a CPU event: 1..255 in order of first appearance, 0 when the event
+ * names no thread or there are more. */
 static int thread_ix(col *c, const tr_event *ev) {
   if (!ev->tid.p) return 0;
   char key[sizeof c->last_thread];
