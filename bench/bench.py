@@ -616,7 +616,8 @@ def main():
     print(table(res))
     print("results: %s" % out)
     if peers_only and not found_peer:
-        print("no peer installed: skipped")
+        print("skipped: the optional peer (%s) is not installed" % ", ".join(
+            {"bls": "bash-language-server", "hta": "Holistic Trace Analysis"}[p] for p in sorted(parts)))
         return 77
     return 0 if ok else 1
 

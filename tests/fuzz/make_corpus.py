@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the committed seed corpora (tests/fuzz/corpus/<target>/) from the test fixtures.
 
-Run from anywhere: python3 tests/fuzz/make_corpus.py [--shared ../shared]. The seeds are small
+Run from anywhere: python3 tests/fuzz/make_corpus.py [--traces DIR]. The seeds are small
 on purpose (libFuzzer mutates them; coverage, not size, is what they are for). Re-running
 rewrites the corpora deterministically."""
 import argparse, glob, gzip, json, os, random, re, shutil, struct
@@ -121,9 +121,9 @@ def trace_events(path, limit):
     return head, pick
 
 
-def trace_corpus(shared):
+def trace_corpus(traces):
     d = out_dir("trace")
-    srcs = sorted(glob.glob(os.path.join(shared, "traces/*/*.json.gz")))
+    srcs = sorted(glob.glob(os.path.join(traces, "*/*.json.gz")))
     ranks = []
     for i, p in enumerate(srcs):
         head, evs = trace_events(p, 60)
@@ -160,12 +160,12 @@ def rules_corpus():
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared"))
+    ap.add_argument("--traces", default=os.path.join(ROOT, "tests/fixtures/traces/hta"))
     a = ap.parse_args()
     script_corpus()
     lsp_corpus()
     edit_corpus()
-    trace_corpus(a.shared)
+    trace_corpus(a.traces)
     rules_corpus()
     for t in sorted(os.listdir(os.path.join(HERE, "corpus"))):
         files = glob.glob(os.path.join(HERE, "corpus", t, "*"))

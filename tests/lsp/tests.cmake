@@ -7,7 +7,7 @@ add_executable(lsp_transcript ${CMAKE_CURRENT_LIST_DIR}/transcript.c)
 target_link_libraries(lsp_transcript PRIVATE pdcore)
 target_compile_options(lsp_transcript PRIVATE ${PD_WARN})
 target_include_directories(lsp_transcript PRIVATE ${PD_TESTS_DIR})
-target_compile_definitions(lsp_transcript PRIVATE PD_TESTS_DIR="${PD_TESTS_DIR}" PD_SHARED_DIR="${PD_SHARED_DIR}"
+target_compile_definitions(lsp_transcript PRIVATE PD_TESTS_DIR="${PD_TESTS_DIR}" PD_HTA_DIR="${PD_HTA_DIR}"
   PD_BINARY="$<TARGET_FILE:perf-doctor>")
 add_dependencies(lsp_transcript perf-doctor)
 file(GLOB _lsp_transcripts CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/transcripts/*.lsp")

@@ -19,8 +19,8 @@
  *   pad N                write N bytes of 'x' (an oversized body)
  *   exists P / absent P  ${TMP}/P is a non-empty file / is not
  * Variables: ${WS} is the fixture workspace (tests/lsp/fixtures/ws), ${WSURI} its file URI,
- * ${TMP} a scratch folder made for this transcript, ${TMPURI} its URI, ${SHARED} the shared
- * reference folder (real traces).
+ * ${TMP} a scratch folder made for this transcript, ${TMPURI} its URI, ${HTA} the real
+ * profiler traces from HTA's test data (tests/fixtures/traces/hta).
  *
  * Matching: objects match when every expected key matches (actual may have more keys; the
  * value "<absent>" requires the key to be missing); arrays match element by element with equal
@@ -83,8 +83,8 @@ static void fail(session *s, const char *fmt, ...) {
 static char *expand(const session *s, const char *text) {
   pd_buf b = {0};
   for (const char *p = text; *p;) {
-    static const char *names[] = {"${WSURI}", "${WS}", "${TMPURI}", "${TMP}", "${SHARED}"};
-    const char *vals[] = {s->wsuri, s->ws, s->tmpuri, s->tmp, PD_SHARED_DIR};
+    static const char *names[] = {"${WSURI}", "${WS}", "${TMPURI}", "${TMP}", "${HTA}"};
+    const char *vals[] = {s->wsuri, s->ws, s->tmpuri, s->tmp, PD_HTA_DIR};
     bool hit = false;
     for (int i = 0; i < 5 && !hit; i++) {
       size_t n = strlen(names[i]);

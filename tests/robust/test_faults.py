@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fault injection through the real binary (issue 6).
 
-    test_faults.py PERF_DOCTOR TESTS_DIR SHARED_DIR TEST...
+    test_faults.py PERF_DOCTOR TESTS_DIR HTA_DIR TEST...
 
 Each TEST is one function below (ctest runs one per process). A test passes when the documented
 behaviour holds (error reply / message naming the file, the server still answering, nothing
@@ -12,7 +12,7 @@ import gzip, json, os, resource, shutil, stat, subprocess, sys, tempfile, thread
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lspclient import Server, TextModel, frame, is_sanitized, random_edit  # noqa: E402
 
-BIN, TESTS, SHARED = sys.argv[1], sys.argv[2], sys.argv[3]
+BIN, TESTS, HTA = sys.argv[1], sys.argv[2], sys.argv[3]
 SANITIZED = is_sanitized(BIN)
 WS_FIXTURE = os.path.join(TESTS, "lsp/fixtures/ws")
 SCRIPT_REL = "scripts/training/text/run-qwen3-4B-8xgpu.sh"
@@ -324,9 +324,9 @@ def trace_folder_faults():
     """A folder of two good rank traces, one truncated and one file that is not a trace: the
     summary covers the good ranks exactly as when they are alone, names each bad file with the
     reason, and the status says that some files failed (1)."""
-    src = os.path.join(SHARED, "traces/hta-trace-filter-2rank")
+    src = os.path.join(HTA, "hta-trace-filter-2rank")
     if not os.path.isdir(src):
-        raise Skip("no shared traces at %s" % src)
+        raise AssertionError("%s is missing from the repository" % src)
     d = tempfile.mkdtemp(prefix="pd-robust-trace-")
     good = os.path.join(d, "good")
     os.mkdir(good)

@@ -10,7 +10,7 @@ if(Python3_Interpreter_FOUND)
              sourced_config_vanishes trace_folder_faults script_size_limit trace_event_limit
              source_following)
     add_test(NAME robust_${_t} COMMAND ${Python3_EXECUTABLE} ${_rb}/test_faults.py
-             $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR} ${PD_SHARED_DIR} ${_t})
+             $<TARGET_FILE:perf-doctor> ${PD_TESTS_DIR} ${PD_HTA_DIR} ${_t})
     set_tests_properties(robust_${_t} PROPERTIES LABELS robust SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
   # 100,000 edits across 20 documents (PD_LONG_SESSION_EDITS to change), one analysis per

@@ -3,6 +3,13 @@
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME style_sizes COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_sizes.py ${CMAKE_SOURCE_DIR})
+  # Tests, CI and bench read only the repository (issue 23); the checker finds a planted reference.
+  add_test(NAME style_self_contained COMMAND ${Python3_EXECUTABLE}
+           ${CMAKE_CURRENT_LIST_DIR}/check_self_contained.py ${CMAKE_SOURCE_DIR})
+  add_test(NAME style_self_contained_finds COMMAND ${Python3_EXECUTABLE}
+           ${CMAKE_CURRENT_LIST_DIR}/check_self_contained.py --self-test)
+  # ARCHITECTURE.md names every source file and folder, and nothing that is gone.
+  add_test(NAME style_map COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_map.py ${CMAKE_SOURCE_DIR})
 endif()
 # The layering check refuses a planted upward include (a script file including an audit header).
 add_test(NAME style_layers_refuse_upward

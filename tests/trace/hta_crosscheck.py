@@ -21,7 +21,8 @@ def main():
     binary, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
     hta = os.environ.get("HTA_SRC")
     if not hta or not os.path.isdir(os.path.join(hta, "hta")):
-        print("HTA_SRC not set: skipped")
+        print("skipped: Holistic Trace Analysis, an optional peer, is not available "
+              "(set HTA_SRC to its checkout; Debian's python3-pandas runs it)")
         return 77
     sys.path.insert(0, hta)
     try:
@@ -29,7 +30,7 @@ def main():
         logging.disable(logging.WARNING)
         from hta.trace_analysis import TraceAnalysis
     except Exception as e:  # pandas & co missing
-        print("HTA not importable (%s): skipped" % e)
+        print("skipped: Holistic Trace Analysis, an optional peer, is not importable (%s)" % e)
         return 77
     out = os.path.join(work, "hta_jitter")
     os.makedirs(out, exist_ok=True)

@@ -14,8 +14,8 @@
 #include "base/path.h"
 #include "harness.h"
 
-#define GOOD_GZ PD_SHARED_DIR "/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz"
-#define BIG_GZ PD_SHARED_DIR "/traces/hta-nccl-parser-config/nccl_data.json.gz"
+#define GOOD_GZ PD_HTA_DIR "/hta-trace-filter-2rank/sampled_rank-0.json.gz"
+#define BIG_GZ PD_HTA_DIR "/hta-nccl-parser-config/nccl_data.json.gz"
 
 static char tmpdir[256];
 
@@ -78,8 +78,8 @@ static int run_cli(const char *args) {
 
 int main(void) {
   if (access(GOOD_GZ, R_OK) != 0 || access(BIG_GZ, R_OK) != 0) {
-    printf("trace_corrupt: the shared traces are not there (%s): skipped\n", GOOD_GZ);
-    return 77;
+    printf("trace_corrupt: %s is missing from the repository\n", GOOD_GZ);
+    return 1;
   }
   snprintf(tmpdir, sizeof tmpdir, "/tmp/pd-trace-corrupt-XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;

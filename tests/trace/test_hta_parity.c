@@ -1,6 +1,5 @@
-/* HTA parity on the real traces in shared/traces: the numbers HTA 0.6.1 printed for each trace
- * and rank (shared/traces/README.md, shared/reference/trace-hta-anchor.md §5a-5c) must come out
- * of `tr_summarize` within 0.1 %. */
+/* HTA parity on the real traces in tests/fixtures/traces/hta: the numbers HTA 0.6.1 printed for
+ * each trace and rank (that folder's README.md) must come out of `tr_summarize` within 0.1 %. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +9,7 @@
 #include "trace/trace.h"
 #include "harness.h"
 
-#define TRACES PD_SHARED_DIR "/traces/"
+#define TRACES PD_HTA_DIR "/"
 
 static void check_close(const char *what, double got, double want, double rel) {
   pd_test_checks++;
@@ -297,8 +296,8 @@ static void check_step_sums(void) {
 
 int main(void) {
   if (access(TRACES "hta-trace-filter-2rank", R_OK) != 0) {
-    printf("trace_hta_parity: %s not found: skipped\n", TRACES);
-    return 77;
+    printf("trace_hta_parity: %s is missing from the repository\n", TRACES);
+    return 1;
   }
   check_temporal(TEMPORAL, sizeof TEMPORAL / sizeof *TEMPORAL, false);
   check_temporal(TEMPORAL_LAST, sizeof TEMPORAL_LAST / sizeof *TEMPORAL_LAST, true);

@@ -11,7 +11,7 @@
 #include "harness.h"
 #include "trace/inflate.h"
 
-#define REAL_GZ PD_SHARED_DIR "/traces/hta-nccl-parser-config/nccl_data.json.gz"
+#define REAL_GZ PD_HTA_DIR "/hta-nccl-parser-config/nccl_data.json.gz"
 
 static char tmpdir[64];
 
@@ -108,7 +108,8 @@ int main(void) {
   fails_with(p, "corrupt gzip data", "damaged");
   free(p);
   /* a real trace: both engines agree with gzip -dc */
-  if (access(REAL_GZ, R_OK) == 0) {
+  {
+    CHECK(access(REAL_GZ, R_OK) == 0);
     char *out = pd_xasprintf("%s/real.json", tmpdir);
     cmd = pd_xasprintf("gzip -dc '%s' > '%s'", REAL_GZ, out);
     sh(cmd);

@@ -2,11 +2,11 @@
 """trace --partial / --merge, through the binary: summarising each rank's file on its own and
 merging the partials gives byte for byte the summary one process gives for the folder (markdown,
 JSON and the SVG), on every generated multi-rank set, on a folder of several jobs, on the real
-two-rank traces in shared/traces and on a folder with a truncated file (reported the same way,
+two-rank traces from HTA (tests/fixtures/traces/hta) and on a folder with a truncated file (reported the same way,
 exit 1 both ways). Partials made with other options are refused, and so is a file that is not a
 partial, by name.
 
-usage: test_partial.py PERF_DOCTOR SYNTH_DIR SHARED_DIR WORK_DIR"""
+usage: test_partial.py PERF_DOCTOR SYNTH_DIR HTA_DIR WORK_DIR"""
 import glob
 import os
 import shutil
@@ -44,12 +44,13 @@ def same(ck, folder, parts, work, what):
 
 
 def main():
-    pd, synth, shared, work = sys.argv[1:5]
+    pd, synth, hta, work = sys.argv[1:5]
     ck = Checker(pd)
     sets = [os.path.join(synth, s) for s in ("late", "pipeline", "dataload")]
-    two = os.path.join(shared, "traces", "hta-trace-filter-2rank")
-    if os.path.isdir(two):
-        sets.append(two)
+    two = os.path.join(hta, "hta-trace-filter-2rank")
+    if not os.path.isdir(two):
+        sys.exit("test_partial: %s is missing from the repository" % two)
+    sets.append(two)
     mixed = os.path.join(work, "partial_mixed")  # two jobs in one folder
     shutil.rmtree(mixed, ignore_errors=True)
     shutil.copytree(os.path.join(synth, "late"), os.path.join(mixed, "a"))

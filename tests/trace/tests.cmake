@@ -8,9 +8,7 @@ pd_add_unit(trace_eff_units ${_tr}/test_eff_units.c)
 pd_add_unit(trace_inflate ${_tr}/test_inflate.c)
 # the corrupt-input suite again with the zlib fallback (the default is ISA-L where found)
 add_test(NAME trace_corrupt_zlib COMMAND trace_corrupt)
-set_tests_properties(trace_corrupt_zlib PROPERTIES ENVIRONMENT PERF_DOCTOR_INFLATE=zlib SKIP_RETURN_CODE 77)
-# Both read shared/traces (beside the source tree); without it they report "skipped" (77).
-set_tests_properties(trace_hta_parity trace_corrupt PROPERTIES SKIP_RETURN_CODE 77)
+set_tests_properties(trace_corrupt_zlib PROPERTIES ENVIRONMENT PERF_DOCTOR_INFLATE=zlib)
 
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
@@ -31,7 +29,7 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(trace_compare_svg PROPERTIES FIXTURES_REQUIRED trace_synth)
   # trace --partial / --merge equal to one process
   add_test(NAME trace_partial COMMAND ${Python3_EXECUTABLE} ${_tr}/test_partial.py $<TARGET_FILE:perf-doctor>
-           ${_synth} ${PD_SHARED_DIR} ${CMAKE_CURRENT_BINARY_DIR})
+           ${_synth} ${PD_HTA_DIR} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(trace_partial PROPERTIES FIXTURES_REQUIRED trace_synth)
   # check --trace: evidence on findings from the generated set (with memory events added)
   add_test(NAME cli_evidence COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/cli/test_evidence.py

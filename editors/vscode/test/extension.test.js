@@ -10,10 +10,10 @@ const path = require('path');
 const { Uri, textDocument, createVscode, createLanguageClientModule, loadExtension } = require('./fakes');
 const { DOCUMENT_SELECTOR } = require('../lib/selector');
 
-const { REPO, BIN, SHARED, skipNoServer } = require('./paths');
+const { REPO, BIN, HTA, skipNoServer } = require('./paths');
 const FIXTURES = path.join(REPO, 'tests/editors/fixtures');
 const SCRIPT = path.join(FIXTURES, 'scripts/training/text/run-qwen3-4B-8xgpu.sh');
-const TRACE = path.join(SHARED, 'traces/hta-trace-filter-2rank');
+const TRACE = path.join(HTA, 'hta-trace-filter-2rank');
 const skip = skipNoServer;
 
 async function activate(t, settings, extra = {}) {

@@ -1,6 +1,6 @@
 'use strict';
 // The extension's requests, as vscode-languageclient would send them, against the built server.
-// Needs PERF_DOCTOR_BIN (ctest sets it); PD_SHARED_DIR locates the shared traces.
+// Needs PERF_DOCTOR_BIN (ctest sets it); PD_HTA_DIR locates the real traces.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
@@ -13,10 +13,10 @@ const config = require('../lib/config');
 const commands = require('../lib/commands');
 const selector = require('../lib/selector');
 
-const { REPO, BIN, SHARED, skipNoServer } = require('./paths');
+const { REPO, BIN, HTA, skipNoServer } = require('./paths');
 const FIXTURES = path.join(REPO, 'tests/editors/fixtures');
 const SCRIPT = path.join(FIXTURES, 'scripts/training/text/run-qwen3-4B-8xgpu.sh');
-const TRACE = path.join(SHARED, 'traces/hta-trace-filter-2rank');
+const TRACE = path.join(HTA, 'hta-trace-filter-2rank');
 const skip = skipNoServer;
 
 function codes(p) {

@@ -12,7 +12,7 @@ const {
   AttachTracker,
 } = require('../lib/selector');
 
-const { REPO, BIN, SHARED, skipNoServer } = require('./paths');
+const { REPO, BIN, skipNoServer } = require('./paths');
 const FIXTURE = path.join(REPO, 'tests/editors/fixtures/scripts/training/text/run-qwen3-4B-8xgpu.sh');
 
 function doc(fsPath, text, extra = {}) {

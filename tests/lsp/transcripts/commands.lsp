@@ -1,8 +1,8 @@
 # workspace/executeCommand: perfDoctor.report (open document, or a file on disk) and
 # perfDoctor.traceSummary (no file written unless the client can show it; then the summary goes
 # next to the traces and the client is asked to open it).
-copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz traces/run1/sampled_rank-0.json.gz
-copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-1.json.gz traces/run1/sampled_rank-1.json.gz
+copy ${HTA}/hta-trace-filter-2rank/sampled_rank-0.json.gz traces/run1/sampled_rank-0.json.gz
+copy ${HTA}/hta-trace-filter-2rank/sampled_rank-1.json.gz traces/run1/sampled_rank-1.json.gz
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"${WSURI}","capabilities":{}}}
 expect {"id":1,"result":"<any>"}
 open ${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh ws/scripts/training/text/run-qwen3-4B-8xgpu.sh

@@ -3,9 +3,9 @@
 # "" unlinks it, the traceDir setting names one, a trace that cannot be read is an error that says
 # so, and perfDoctor.compareTraces answers the comparison. Evidence shows in the diagnostic.
 write run.sh "A_ARGS=(\n   --tensor-model-parallel-size 2\n)\npython3 -m relax.entrypoints.train --resource '{\"actor\": [1, 8], \"rollout\": [1, 8]}' --colocate --tb-experiment-name exp2 \"${A_ARGS[@]}\"\n"
-copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz traces/exp2/train_trace/sampled_rank-0.json.gz
-copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-1.json.gz traces/exp2/train_trace/sampled_rank-1.json.gz
-copy ${SHARED}/traces/hta-trace-filter-2rank/sampled_rank-0.json.gz other/rank-0.json.gz
+copy ${HTA}/hta-trace-filter-2rank/sampled_rank-0.json.gz traces/exp2/train_trace/sampled_rank-0.json.gz
+copy ${HTA}/hta-trace-filter-2rank/sampled_rank-1.json.gz traces/exp2/train_trace/sampled_rank-1.json.gz
+copy ${HTA}/hta-trace-filter-2rank/sampled_rank-0.json.gz other/rank-0.json.gz
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"${TMPURI}","capabilities":{}}}
 expect {"id":1,"result":{"capabilities":{"executeCommandProvider":{"commands":["<contains>","perfDoctor.linkTrace"]}}}}
 open ${TMPURI}/run.sh ${TMP}/run.sh
