@@ -7,6 +7,20 @@
 
 static bool contains(sm_range r, size_t at) { return at >= r.start_byte && at <= r.end_byte; }
 
+/* Markdown emphasis and code marks out, for clients that render plain text. */
+static void plain(pd_buf *b) {
+  size_t w = 0;
+  for (size_t i = 0; i < b->len; i++) {
+    if (b->data[i] == '`' || (b->data[i] == '*' && i + 1 < b->len && b->data[i + 1] == '*')) {
+      if (b->data[i] == '*') i++;
+      continue;
+    }
+    b->data[w++] = b->data[i];
+  }
+  b->len = w;
+  b->data[w] = '\0';
+}
+
 static bool hov_overlaps(int fa, sm_range a, int fb, sm_range b) {
   return fa == fb && a.start_byte <= b.end_byte && b.start_byte <= a.end_byte;
 }
@@ -47,9 +61,10 @@ static void value_text(pd_buf *b, const sm_flag *f, bool md) {
 static void flag_hover(pd_buf *b, const au_result *r, const sm_flag *occ, const char *lang, bool md) {
   const sm_model *m = r->model;
   const sm_flag *win = &m->flags[occ->final_index < m->nflags ? occ->final_index : 0];
-  const char *doc = au_flag_doc(occ->name, lang);
-  if (doc && *doc) pd_buf_printf(b, "%s\n\n", doc); /* it names the flag itself */
+  char *doc = au_flag_markdown(r->rules, m->catalog, occ->name, occ, lang);
+  if (doc) pd_buf_printf(b, "%s\n\n", doc); /* it names the flag itself */
   else pd_buf_printf(b, md ? "**%s**\n\n" : "%s\n\n", occ->name);
+  free(doc);
 
   pd_buf_puts(b, md ? "**Resolved value:** " : "Resolved value: ");
   value_text(b, win, md);
@@ -140,6 +155,7 @@ json_t *hov_hover(const au_result *r, const fm_map *m, int file, size_t at, cons
   }
   /* Trim trailing blank lines. */
   while (b.len > 0 && b.data[b.len - 1] == '\n') b.data[--b.len] = '\0';
+  if (!markdown) plain(&b);
   json_t *h = json_pack("{s:{s:s,s:o},s:o}", "contents", "kind", markdown ? "markdown" : "plaintext",
                         "value", fm_string(b.data), "range", fm_range(m, rfile, range));
   pd_buf_free(&b);

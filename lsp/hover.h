@@ -1,6 +1,7 @@
 /* hover: what the analysis knows about the place under the cursor, as an LSP Hover.
  *
- * On a flag: its documentation and default (au_flag_doc), the resolved value of the winning
+ * On a flag: its documentation (au_flag_markdown: the catalog's help, type, default, choices,
+ * parser and commit, the curated note), the resolved value of the winning
  * occurrence, every place it is set (and which one wins), the baseline's value and other facts
  * (au_hover_facts with the flag as topic: for --resource that is the GPU plan), and the
  * findings that involve it. On a `source` command: the model's size and shape (topic

@@ -16,6 +16,7 @@
 #include "base/path.h"
 #include "lsp/codeaction.h"
 #include "lsp/commands.h"
+#include "lsp/completion.h"
 #include "audit/settings.h"
 #include "lsp/diagnostics.h"
 #include "lsp/document.h"
@@ -26,6 +27,9 @@
 #include "lsp/workspace.h"
 
 enum { SRV_MAX_QUEUE = 4096, SRV_MAX_CANCELLED = 1024 };
+
+/* ServerCapabilities from the request table (defined with it, below). */
+static json_t *table_capabilities(void);
 
 typedef enum { LOG_ERROR = 1, LOG_WARNING = 2, LOG_INFO = 3, LOG_DEBUG = 4 } log_level;
 typedef enum { TRACE_OFF, TRACE_MESSAGES, TRACE_VERBOSE } trace_level;
@@ -276,13 +280,12 @@ static void on_initialize(srv *s, const rpc_message *m) {
   s->state = ST_RUNNING;
   apply_settings(s, json_object_get(p, "initializationOptions"));
 
-  json_t *capabilities = json_pack(
-      "{s:s, s:{s:b,s:i,s:b}, s:b, s:{s:[s,s,s]}, s:{s:[s,s,s,s]}, s:{s:{s:b,s:b}}}",
-      "positionEncoding", enc_name, "textDocumentSync", "openClose", 1, "change", 2, "save", 0,
-      "hoverProvider", 1, "codeActionProvider", "codeActionKinds", "quickfix", "refactor.rewrite",
-      "source.fixAll.perfDoctor", "executeCommandProvider", "commands", CMD_REPORT, CMD_TRACE_SUMMARY,
-      CMD_LINK_TRACE, CMD_COMPARE_TRACES,
-      "workspace", "workspaceFolders", "supported", 1, "changeNotifications", 1);
+  json_t *capabilities = table_capabilities();
+  json_object_set_new(capabilities, "positionEncoding", json_string(enc_name));
+  json_object_set_new(capabilities, "textDocumentSync",
+                      json_pack("{s:b,s:i,s:b}", "openClose", 1, "change", 2, "save", 0));
+  json_object_set_new(capabilities, "workspace",
+                      json_pack("{s:{s:b,s:b}}", "workspaceFolders", "supported", 1, "changeNotifications", 1));
   if (s->enc == DOC_UTF8 && json_object_get(caps, "offsetEncoding"))
     json_object_set_new(capabilities, "offsetEncoding", json_string("utf-8"));
   reply(s, m->id, json_pack("{s:o,s:{s:s,s:s}}", "capabilities", capabilities, "serverInfo", "name",
@@ -445,6 +448,38 @@ static void on_hover(srv *s, const rpc_message *m) {
   reply(s, m->id, hov_hover(ws_result(a), ws_map(a), file, at, ws_settings(s->ws)->lang, s->cap_markdown));
 }
 
+static json_t *empty_list(void) { return json_pack("{s:b,s:[]}", "isIncomplete", 0, "items"); }
+
+static void on_completion(srv *s, const rpc_message *m) {
+  doc_pos pos;
+  if (!read_position(json_object_get(m->params, "position"), &pos)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.position {line, character} is required");
+    return;
+  }
+  ws_doc *d = request_doc(s, m, empty_list());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, empty_list());
+  if (!a) return;
+  cmp_request q = {ws_result(a), ws_map(a), file, doc_parse(ws_text(d), ws_parser(s->ws)),
+                   param_uri(m->params)};
+  reply(s, m->id, cmp_complete(&q, fm_offset(ws_map(a), file, pos)));
+}
+
+/* completionItem/resolve: the item back with its documentation, from the analysis of the
+ * document it was offered in (its data.uri); unchanged when that is gone. */
+static void on_completion_resolve(srv *s, const rpc_message *m) {
+  if (!json_is_object(m->params)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "completionItem/resolve needs a CompletionItem");
+    return;
+  }
+  const char *uri = json_string_value(path_get(m->params, "data.uri"));
+  ws_doc *d = uri ? ws_find(s->ws, uri) : NULL;
+  int file;
+  ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
+  reply(s, m->id, cmp_resolve(a ? ws_result(a) : NULL, m->params, ws_settings(s->ws)->lang));
+}
+
 static void on_code_action(srv *s, const rpc_message *m) {
   doc_pos p0, p1;
   if (!read_range(json_object_get(m->params, "range"), &p0, &p1)) {
@@ -600,14 +635,22 @@ static void on_workspace_folders(srv *s, const rpc_message *m) {
     ws_add_root(s->ws, json_string_value(json_object_get(f, "uri")));
 }
 
-/* Requests that need an initialised, running server. */
+/* Requests that need an initialised, running server, with the capability each one is (the
+ * initialize reply is built from this table, so that what is advertised is what is served). */
 static const struct {
   const char *method;
   void (*fn)(srv *, const rpc_message *);
+  const char *capability; /* ServerCapabilities key, or NULL */
+  const char *options;    /* its value as JSON text */
 } request_table[] = {
-    {"textDocument/hover", on_hover},
-    {"textDocument/codeAction", on_code_action},
-    {"workspace/executeCommand", on_execute_command},
+    {"textDocument/hover", on_hover, "hoverProvider", "true"},
+    {"textDocument/completion", on_completion, "completionProvider",
+     "{\"triggerCharacters\": [\"-\"], \"resolveProvider\": true}"},
+    {"completionItem/resolve", on_completion_resolve, NULL, NULL},
+    {"textDocument/codeAction", on_code_action, "codeActionProvider",
+     "{\"codeActionKinds\": [\"quickfix\", \"refactor.rewrite\", \"source.fixAll.perfDoctor\"]}"},
+    {"workspace/executeCommand", on_execute_command, "executeCommandProvider",
+     "{\"commands\": [\"" CMD_REPORT "\", \"" CMD_TRACE_SUMMARY "\", \"" CMD_LINK_TRACE "\", \"" CMD_COMPARE_TRACES "\"]}"},
 };
 
 static const struct {
@@ -621,6 +664,16 @@ static const struct {
     {"workspace/didChangeConfiguration", on_did_change_configuration},
     {"workspace/didChangeWorkspaceFolders", on_workspace_folders},
 };
+
+static json_t *table_capabilities(void) {
+  json_t *caps = json_object();
+  for (size_t i = 0; i < sizeof request_table / sizeof *request_table; i++) {
+    if (!request_table[i].capability) continue;
+    json_t *v = json_loads(request_table[i].options, JSON_DECODE_ANY, NULL);
+    json_object_set_new(caps, request_table[i].capability, v ? v : json_true());
+  }
+  return caps;
+}
 
 static void handle_request(srv *s, const rpc_message *m) {
   if (id_cancelled(s, m->id, true)) {

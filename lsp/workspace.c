@@ -12,6 +12,7 @@
 #include "base/path.h"
 #include "base/str.h"
 #include "lsp/traces.h"
+#include "pysrc/pysrc.h"
 
 struct ws_doc {
   doc_document *doc;
@@ -44,6 +45,8 @@ struct ws_workspace {
   ws_project *projects; /* the `.perf-doctor.json` files documents fall under, as last read */
   tc_cache *traces;     /* summarised traces, for evidence */
   size_t nprojects, projects_cap;
+  ps_catalogs *catalogs; /* flag catalogs with a checkout's Relax options; kept for the session
+                            (results borrow them) */
 };
 
 /* A project config file and the settings it gives a document: the file overlaid by the editor's
@@ -285,12 +288,24 @@ static const au_rules *project_rules(ws_workspace *s, ws_project *p) {
   return p->rules;
 }
 
+/* The flag catalog for the script at path: the built-in one with Relax's options read from the
+ * checkout the relaxSrc setting names, else the one the script is in. */
+static const fc_catalog *catalog_for(ws_workspace *s, const au_settings *cfg, const au_rules *rules,
+                                     const char *path) {
+  char *warning = NULL;
+  const fc_catalog *c = ps_catalog_for(s->catalogs, au_rules_flags(rules), cfg->relax_src, path, &warning);
+  if (warning) s->host.warn(s->host.ctx, warning);
+  free(warning);
+  return c;
+}
+
 /* The audit configuration for path, and (cfg) the settings it was made from. */
 static au_config audit_config(ws_workspace *s, const char *path, const au_settings **cfg) {
   ws_project *p;
   *cfg = settings_for(s, path, &p);
   au_config c = au_settings_config(*cfg);
   c.rules = project_rules(s, p);
+  c.catalog = catalog_for(s, *cfg, c.rules, path);
   c.reader = &s->reader;
   c.workspace_root = root_for(s, path);
   return c;
@@ -309,6 +324,7 @@ sm_options ws_model_options(ws_workspace *s, const char *path) {
   o.gpu = cfg->gpu;
   o.reader = &s->reader;
   o.workspace_root = root_for(s, path);
+  o.catalog = catalog_for(s, cfg, project_rules(s, p), path);
   return o;
 }
 
@@ -519,6 +535,7 @@ ws_workspace *ws_new(const ws_host *host) {
   s->reader.ctx = s;
   au_settings_init(&s->cfg);
   s->traces = tc_new();
+  s->catalogs = ps_catalogs_new();
   return s;
 }
 
@@ -534,6 +551,7 @@ void ws_free(ws_workspace *s) {
   json_decref(s->settings_json);
   au_settings_free(&s->cfg);
   tc_free(s->traces);
+  ps_catalogs_free(s->catalogs); /* after the documents, whose results borrow them */
   ts_parser_delete(s->parser);
   free(s);
 }

@@ -8,9 +8,15 @@
 #include "audit/catalog.h"
 #include "audit/messages.h"
 
+/* The curated flag notes (data/flag_notes.json), loaded with the rule set (flagdoc.c). */
+typedef struct au_flag_notes au_flag_notes;
+au_flag_notes *au_flag_notes_load(char ***errs, size_t *nerrs, size_t *cap);
+void au_flag_notes_free(au_flag_notes *n);
+
 /* Borrowed from the rule set; NULL for NULL. */
 const ac_catalog *au_rules_catalog(const au_rules *rules);
 const ab_baselines *au_rules_baselines(const au_rules *rules);
 const au_messages *au_rules_messages(const au_rules *rules);
+const au_flag_notes *au_rules_notes(const au_rules *rules);
 
 #endif

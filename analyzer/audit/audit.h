@@ -72,6 +72,8 @@ typedef struct au_rules au_rules;
 au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors);
 /* Drops one reference: the loader's, or one an au_result took. Freed when none is left. */
 void au_rules_free(au_rules *rules);
+/* The built-in flag catalog the rule set loaded (borrowed; NULL if its data is broken). */
+const fc_catalog *au_rules_flags(const au_rules *rules);
 /* The rules' ids in catalog order: the count, and the i-th (borrowed; NULL past the end). */
 size_t au_rules_count(const au_rules *rules);
 const char *au_rule_id(const au_rules *rules, size_t i);
@@ -108,6 +110,8 @@ typedef struct {
   size_t nenv;
   const char *const *args;      /* the script's own arguments */
   size_t nargs;
+  const fc_catalog *catalog;    /* the parsers' options (a checkout's own, fc_merge); NULL = the
+                                   rule set's built-in catalog. Borrowed: must outlive results. */
 } au_config;
 
 typedef struct au_facts au_facts; /* opaque: named facts computed once per analysis */
@@ -152,8 +156,16 @@ json_t *au_report_json_all(au_result *const *rs, size_t n, json_t *skipped, int 
 json_t *au_context_json(const sm_model *m, const au_facts *facts);
 char *au_context_text(const sm_model *m, const au_facts *facts);
 
-/* Documentation of a flag for hovers ("what it does", default), or NULL when unknown. */
-const char *au_flag_doc(const char *flag, const char *lang);
+/* The documentation of flag `name` in lang, as markdown: the catalog's entry (its parser's help,
+ * type, default, choices, spellings, deprecation, the parser and the commit it was read at; cat
+ * NULL = the rule set's built-in catalog), what argparse made of occurrence occ (may be NULL), and
+ * the curated note on it. For a name no parser has: that, and the nearest known spellings.
+ * Caller frees; NULL when there is nothing to say. */
+char *au_flag_markdown(const au_rules *rules, const fc_catalog *cat, const char *name,
+                       const sm_flag *occ, const char *lang);
+/* The curated note on a flag (data/flag_notes.json) in lang (English when it has no zh), or
+ * NULL. Borrowed from the rule set. */
+const char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
 /* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
  * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang);

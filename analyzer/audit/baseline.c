@@ -9,6 +9,7 @@
 #include "audit/catalog.h"
 #include "audit/facts.h"
 #include "base/alloc.h"
+#include "base/data.h"
 #include "base/str.h"
 
 struct ab_baselines {
@@ -17,7 +18,7 @@ struct ab_baselines {
 
 ab_baselines *ab_load(void) {
   size_t len = 0;
-  char *text = ac_data_text("baselines.json", &len);
+  char *text = pd_data_text("baselines.json", &len);
   if (!text) return NULL;
   json_t *root = json_loadb(text, len, 0, NULL);
   free(text);

@@ -4,40 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit/data.h"
 #include "audit/facts.h"
 #include "base/alloc.h"
 #include "base/limits.h"
 #include "base/path.h"
-
-/* With analyzer/data/embed.cmake in the build, the data files are compiled in (PD_DATA_EMBEDDED);
- * otherwise they are read from PD_DATA_DIR at run time (development builds). */
-#ifdef PD_DATA_EMBEDDED
-extern const pd_data_file pd_data_files[];
-extern const size_t pd_data_nfiles;
-#endif
-
-char *ac_data_text(const char *name, size_t *len) {
-#ifdef PD_DATA_EMBEDDED
-  for (size_t i = 0; i < pd_data_nfiles; i++)
-    if (!strcmp(pd_data_files[i].name, name)) {
-      if (len) *len = pd_data_files[i].len;
-      return pd_xstrndup((const char *)pd_data_files[i].data, pd_data_files[i].len);
-    }
-  return NULL;
-#elif defined(PD_DATA_DIR)
-  char *path = pd_xasprintf("%s/%s", PD_DATA_DIR, name);
-  size_t n = 0;
-  char *text = pd_read_file(path, PD_MAX_FILE_BYTES, &n);
-  free(path);
-  if (text && len) *len = n;
-  return text;
-#else
-  (void)name;
-  (void)len;
-  return NULL;
-#endif
-}
 
 ac_catalog *ac_new(void) { return pd_xcalloc(1, sizeof(ac_catalog)); }
 
@@ -283,9 +253,12 @@ static void load_edits(loader *ld, json_t *edits, ac_case *c, const char *where)
     json_array_foreach(edits, i, e) {
       const char *op = json_string_value(json_object_get(e, "op"));
       const char *flag = json_string_value(json_object_get(e, "flag"));
-      bool replace = op && !strcmp(op, "replace");
-      if (!op || (!replace && (!flag || strncmp(flag, "--", 2) != 0))) {
-        err(ld, "an edit needs \"op\" and a \"flag\" starting with --", NULL, NULL);
+      /* replace: the text the finding points at; remove without a flag: the flag occurrence a
+         condition is about */
+      bool own = op && (!strcmp(op, "replace") || (!strcmp(op, "remove") && !flag));
+      if (!op || (!own && (!flag || strncmp(flag, "--", 2) != 0))) {
+        err(ld, "an edit needs \"op\" and a \"flag\" starting with -- (only replace, and remove "
+                "of a condition's own flag, take none)", NULL, NULL);
         continue;
       }
       ac_edit *ed = &c->edits[c->nedits];

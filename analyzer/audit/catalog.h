@@ -118,11 +118,6 @@ void ac_free(ac_catalog *c);
 bool ac_load(ac_catalog *c, const char *text, size_t len, const char *origin, char ***errs,
              size_t *nerrs, size_t *caperrs);
 
-/* A copy of a built-in data file ("rules.json", "baselines.json", "messages.json"): embedded at
- * build time (analyzer/data/embed.cmake), else read from PD_DATA_DIR. Caller frees; NULL when
- * absent. */
-char *ac_data_text(const char *name, size_t *len);
-
 /* The rule's text in lang ("zh" falls back to English when missing). */
 const char *ac_tr(const ac_text *t, const char *lang);
 /* The template in lang (the same fallback); NULL when there is none. */

@@ -86,6 +86,7 @@ char *au_context_text(const sm_model *m, const au_facts *f) {
   pd_buf_puts(&b, "layout: ");
   for (int i = 0; i < 5; i++) {
     pd_buf_printf(&b, "%s%s", i ? "/" : "", labels[i]);
+    if (isnan(af_num(f, layout[i], NAN))) pd_buf_putc(&b, ' '); /* "TP unknown" */
     put_num(&b, f, layout[i]);
   }
   pd_buf_putc(&b, '\n');

@@ -60,29 +60,30 @@ static void add_flag(au_finding *f, size_t *cap, const sm_model *m, const sm_fla
   free(word);
 }
 
-static void remove_flag(au_finding *f, size_t *cap, const sm_model *m, const char *flag) {
-  for (size_t i = 0; i < m->nflags; i++) {
-    const sm_flag *fl = &m->flags[i];
-    if (strcmp(fl->name, flag) != 0) continue;
-    size_t len;
-    const char *t = file_text(m, fl->file, &len);
-    if (!t) continue;
-    uint32_t s = fl->full.start_byte, e = fl->full.end_byte;
-    if (e > len || s > e) continue;
-    uint32_t bol = s, eol = e;
-    while (bol > 0 && (t[bol - 1] == ' ' || t[bol - 1] == '\t')) bol--;
-    while (eol < len && (t[eol] == ' ' || t[eol] == '\t')) eol++;
-    bool alone = (bol == 0 || t[bol - 1] == '\n') && (eol == len || t[eol] == '\n' || t[eol] == '#');
-    if (alone) {
-      /* the flag is the line's only word: drop the line, with a trailing comment that can
-       * only be about the flag */
-      while (eol < len && t[eol] != '\n') eol++;
-      edit_push(f, cap, m, fl->file, bol, eol < len ? eol + 1 : eol, pd_xstrdup(""));
-    } else {
-      while (s > 0 && (t[s - 1] == ' ' || t[s - 1] == '\t') && !(s > 1 && t[s - 2] == '\n')) s--;
-      edit_push(f, cap, m, fl->file, s, e, pd_xstrdup(""));
-    }
+static void remove_occurrence(au_finding *f, size_t *cap, const sm_model *m, const sm_flag *fl) {
+  size_t len;
+  const char *t = file_text(m, fl->file, &len);
+  if (!t) return;
+  uint32_t s = fl->full.start_byte, e = fl->full.end_byte;
+  if (e > len || s > e) return;
+  uint32_t bol = s, eol = e;
+  while (bol > 0 && (t[bol - 1] == ' ' || t[bol - 1] == '\t')) bol--;
+  while (eol < len && (t[eol] == ' ' || t[eol] == '\t')) eol++;
+  bool alone = (bol == 0 || t[bol - 1] == '\n') && (eol == len || t[eol] == '\n' || t[eol] == '#');
+  if (alone) {
+    /* the flag is the line's only word: drop the line, with a trailing comment that can
+     * only be about the flag */
+    while (eol < len && t[eol] != '\n') eol++;
+    edit_push(f, cap, m, fl->file, bol, eol < len ? eol + 1 : eol, pd_xstrdup(""));
+  } else {
+    while (s > 0 && (t[s - 1] == ' ' || t[s - 1] == '\t') && !(s > 1 && t[s - 2] == '\n')) s--;
+    edit_push(f, cap, m, fl->file, s, e, pd_xstrdup(""));
   }
+}
+
+static void remove_flag(au_finding *f, size_t *cap, const sm_model *m, const char *flag) {
+  for (size_t i = 0; i < m->nflags; i++)
+    if (!strcmp(m->flags[i].name, flag)) remove_occurrence(f, cap, m, &m->flags[i]);
 }
 
 /* The anchor for an added flag: the first present `near` flag, else the finding's flag, else
@@ -126,9 +127,13 @@ void au_build_edits(au_finding *f, const sm_model *m, const ac_case *c, const ax
       free(value);
       continue;
     }
-    const sm_flag *cur = sm_flag_get(m, ed->flag);
+    /* `remove` without a flag: the occurrence the finding is about (a condition's flag) */
+    bool own = ed->op == AC_REMOVE && !ed->flag[0] && located;
+    const sm_flag *cur = own ? located : sm_flag_get(m, ed->flag);
     size_t before = f->nedits;
-    if (ed->op == AC_REMOVE) {
+    if (own) {
+      remove_occurrence(f, &cap, m, located);
+    } else if (ed->op == AC_REMOVE) {
       if (cur) remove_flag(f, &cap, m, ed->flag);
     } else if (cur && ed->op == AC_SET && value) {
       /* setting a flag to the value it already has is not a fix */
@@ -149,7 +154,7 @@ void au_build_edits(au_finding *f, const sm_model *m, const ac_case *c, const ax
     }
     if (f->nedits > before) {
       if (sum.len) au_msg_append(&sum, ms, AU_MSG_FIX_SEP, lang, env, NULL);
-      char *edit = pd_xasprintf("%s%s%s", ed->flag, value ? " " : "", value ? value : "");
+      char *edit = pd_xasprintf("%s%s%s", own ? located->name : ed->flag, value ? " " : "", value ? value : "");
       ax_value arg = ax_str(edit);
       au_msg_id verb = ed->op == AC_REMOVE ? AU_MSG_FIX_REMOVE : cur ? AU_MSG_FIX_SET : AU_MSG_FIX_ADD;
       au_msg_append(&sum, ms, verb, lang, env, &arg);

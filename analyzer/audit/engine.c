@@ -16,6 +16,7 @@
 #include "audit/facts.h"
 #include "audit/suppress.h"
 #include "base/alloc.h"
+#include "base/data.h"
 #include "base/str.h"
 #include "base/limits.h"
 #include "base/path.h"
@@ -27,11 +28,15 @@ struct au_rules {
   ac_catalog *cat;
   ab_baselines *bl;
   au_messages *msgs;
+  fc_catalog *flags; /* the built-in flag catalog (NULL only if its data is broken) */
+  au_flag_notes *notes;
 };
 
 const ac_catalog *au_rules_catalog(const au_rules *rs) { return rs ? rs->cat : NULL; }
 const ab_baselines *au_rules_baselines(const au_rules *rs) { return rs ? rs->bl : NULL; }
 const au_messages *au_rules_messages(const au_rules *rs) { return rs ? rs->msgs : NULL; }
+const fc_catalog *au_rules_flags(const au_rules *rs) { return rs ? rs->flags : NULL; }
+const au_flag_notes *au_rules_notes(const au_rules *rs) { return rs ? rs->notes : NULL; }
 
 static void load_user_rules(au_rules *rs, const char *path, char ***errors, size_t *nerrors,
                             size_t *cap) {
@@ -51,21 +56,27 @@ au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors
   size_t cap = *nerrors; /* the caller's array may be full: grow from its length */
   rs->cat = ac_new();
   size_t len = 0;
-  char *text = ac_data_text("rules.json", &len);
+  char *text = pd_data_text("rules.json", &len);
   if (text) ac_load(rs->cat, text, len, "built-in rules", errors, nerrors, &cap);
   else *PD_PUSH(*errors, *nerrors, cap) = pd_xstrdup("built-in rule catalog not found");
   free(text);
-  text = ac_data_text("messages.json", &len);
+  text = pd_data_text("messages.json", &len);
   rs->msgs = au_messages_load(text, len, errors, nerrors, &cap);
   free(text);
   if (extra_rules) load_user_rules(rs, extra_rules, errors, nerrors, &cap);
   rs->bl = ab_load();
+  char *err = NULL;
+  rs->flags = fc_builtin(&err);
+  if (err) *PD_PUSH(*errors, *nerrors, cap) = err;
+  rs->notes = au_flag_notes_load(errors, nerrors, &cap);
   return rs;
 }
 
 void au_rules_free(au_rules *rs) {
   if (!rs || --rs->refs > 0) return;
   ab_free(rs->bl);
+  fc_free(rs->flags);
+  au_flag_notes_free(rs->notes);
   ac_free(rs->cat);
   au_messages_free(rs->msgs);
   free(rs);
@@ -239,14 +250,30 @@ static double fix_value(const run_ctx *x, const ac_case *c, const char *flag) {
   return NAN;
 }
 
+/* What the inputs of a trigger were, as surely as the least certain of them is known. */
+typedef struct {
+  sm_cert cert;
+  const sm_flag *why;
+} inputs;
+
+/* The finding rests on an option argparse refuses or Relax ignores (sm_flag_broken): its fix
+ * would be built on a value the script does not set, so it is never applied unasked. */
+static bool rests_on_broken(inputs in) {
+  return in.why && in.cert == SM_CERT_UNRESOLVED &&
+         (sm_argp_ignored(in.why->argp) || sm_argp_fails(in.why->argp));
+}
+
 static void fill_fix(const run_ctx *x, au_finding *f, const ac_rule *r, const ac_case *c,
-                     const sm_flag *loc) {
+                     const sm_flag *loc, inputs in, const sm_condition *at) {
   char *anchor = ab_anchor(x->rules->bl, x->rules->msgs, x->facts, f->flag,
                            fix_value(x, c, f->flag), x->lang);
   if (anchor) wrap_cost(x, f, AU_MSG_COST_BASELINE, anchor);
   free(anchor);
+  /* a condition about one flag occurrence: its edits may remove that occurrence */
+  if (!loc && at && at->flag_index >= 0 && (size_t)at->flag_index < x->m->nflags)
+    loc = &x->m->flags[at->flag_index];
   au_build_edits(f, x->m, c, x->env, loc, x->lang, x->rules->msgs);
-  f->safe = c->safe && f->nedits > 0;
+  f->safe = c->safe && f->nedits > 0 && !rests_on_broken(in);
   f->preferred = f->nedits > 0;
   if (!f->nedits) return;
   const at_tpl *t = ac_tpl_in(&c->fix_title, x->lang);
@@ -260,12 +287,6 @@ static void fill_fix(const run_ctx *x, au_finding *f, const ac_rule *r, const ac
   }
 }
 
-/* What the inputs of a trigger were, as surely as the least certain of them is known. */
-typedef struct {
-  sm_cert cert;
-  const sm_flag *why;
-} inputs;
-
 /* The line a value's uncertainty comes from: its variable's assignment, else the flag. */
 static long uncertain_line(const run_ctx *x, const sm_flag *fl, const char *var) {
   const sm_var *v = var ? sm_var_get(x->m, var) : NULL;
@@ -274,9 +295,15 @@ static long uncertain_line(const run_ctx *x, const sm_flag *fl, const char *var)
 }
 
 /* A sentence saying which input is uncertain and where it is set; NULL for literal inputs. */
-static char *uncertainty(const run_ctx *x, inputs in, bool critical) {
+static char *uncertainty(const run_ctx *x, inputs in, bool critical, const sm_condition *at) {
   if (in.cert == SM_CERT_LITERAL || (in.cert == SM_CERT_DEFAULT && !critical)) return NULL;
   if (!in.why) return in.cert < SM_CERT_DEFAULT ? msg(x, AU_MSG_CERT_OTHER, NULL) : NULL;
+  bool self = at && at->flag_index >= 0 && in.why == &x->m->flags[at->flag_index];
+  if (!self && rests_on_broken(in)) {
+    ax_value b[3] = {ax_str(in.why->name), ax_str(in.why->intended ? in.why->intended : in.why->name),
+                     ax_num((double)in.why->range.start_line + 1)};
+    return msg(x, sm_argp_fails(in.why->argp) ? AU_MSG_CERT_ARGP_REFUSED : AU_MSG_CERT_ARGP_UNKNOWN, b);
+  }
   const char *var = in.why->cert_var;
   ax_value a[3] = {ax_str(in.why->name), ax_str(var ? var : in.why->name),
                    ax_num((double)uncertain_line(x, in.why, var))};
@@ -296,6 +323,9 @@ static char *uncertainty(const run_ctx *x, inputs in, bool critical) {
 /* The Setting line of a finding about a script-model condition: its text, on one line. */
 static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   const sm_model *m = x->m;
+  /* what argparse said about one flag occurrence: the occurrence, as a finding on a flag shows it */
+  if (at->flag_index >= 0 && (size_t)at->flag_index < m->nflags && strcmp(at->code, "value-vanished"))
+    return setting_text(x, &m->flags[at->flag_index], m->flags[at->flag_index].name);
   pd_buf t = {0};
   if (at->flag) pd_buf_printf(&t, "%s ", at->flag);
   if (at->file >= 0 && (size_t)at->file < m->nfiles) {
@@ -366,11 +396,11 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   size_t relcap = 0;
   explain_downgrades(x, f, loc, noted, conditional, no_train, &relcap);
   if (intent) wrap_cost(x, f, AU_MSG_COST_INTENT, intent);
-  char *why = uncertainty(x, in, severity == AU_CRITICAL || capped);
+  char *why = uncertainty(x, in, severity == AU_CRITICAL || capped, at);
   if (why) wrap_cost(x, f, AU_MSG_COST_CERT, why);
   free(why);
   relate_model_config(x, r, f, &relcap);
-  fill_fix(x, f, r, c, loc);
+  fill_fix(x, f, r, c, loc, in, at);
 }
 
 /* The rule's cases on the facts as they are (about condition `at`, or NULL). */
@@ -393,6 +423,11 @@ static void eval_cases(const run_ctx *x, const ac_rule *r, bool has_ov, int ov,
     }
     inputs in;
     in.cert = af_track_end(x->facts, &in.why);
+    /* a condition about a flag holds as surely as the flag is passed */
+    if (at && at->cert < in.cert) {
+      in.cert = at->cert;
+      in.why = at->flag_index >= 0 && (size_t)at->flag_index < x->m->nflags ? &x->m->flags[at->flag_index] : in.why;
+    }
     int sev = has_ov ? ov : c->severity >= 0 ? c->severity : (int)r->severity;
     report_case(x, r, c, borderline, sev, in, at);
     /* rules whose triggers are independent ("any of") report every case that holds; the
@@ -463,13 +498,13 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   opt.args = cfg->args;
   opt.nargs = cfg->nargs;
   au_result *r = pd_xcalloc(1, sizeof *r);
-  r->model = sm_build(path, text, len, tree, &opt);
-  r->facts = af_compute(r->model);
-
   au_rules *rules = (au_rules *)cfg->rules; /* only the reference count changes */
   if (rules) rules->refs++;
   else rules = au_rules_load(cfg->extra_rules, &r->errors, &r->nerrors);
   r->rules = rules;
+  opt.catalog = cfg->catalog ? cfg->catalog : rules->flags;
+  r->model = sm_build(path, text, len, tree, &opt);
+  r->facts = af_compute(r->model);
   ax_env env = af_env(r->facts);
   finding_list out = {0};
   run_ctx x = {r->model, r->facts, &env, cfg, rules, cfg->lang ? cfg->lang : "en", &out};

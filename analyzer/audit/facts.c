@@ -177,34 +177,44 @@ ax_env af_env(au_facts *f) {
 
 /* ---- flags, read as inputs ---- */
 
-double af_flag_num(au_facts *f, const char *name, double fallback) {
+const sm_flag *af_flag_input(au_facts *f, const char *name, bool *broken) {
   const sm_flag *fl = sm_flag_get(f->m, name);
+  const sm_flag *bad = sm_flag_broken(f->m, name);
+  *broken = bad != NULL;
+  if (bad) af_note(f, SM_CERT_UNRESOLVED, bad);
+  else af_note_flag(f, fl);
+  return fl;
+}
+
+double af_flag_num(au_facts *f, const char *name, double fallback) {
+  bool broken;
+  const sm_flag *fl = af_flag_input(f, name, &broken);
+  if (broken) return NAN;
   if (!fl) return fallback;
-  af_note_flag(f, fl);
   double x;
   return sm_flag_double(f->m, name, &x) ? x : NAN;
 }
 
 double af_flag_num_or(au_facts *f, const char *name, af_id fallback) {
-  if (sm_flag_get(f->m, name)) return af_flag_num(f, name, NAN);
+  if (sm_flag_get(f->m, name) || sm_flag_broken(f->m, name)) return af_flag_num(f, name, NAN);
   return af_input(f, fallback);
 }
 
 bool af_flag_on(au_facts *f, const char *name) {
-  af_note_flag(f, sm_flag_get(f->m, name));
+  bool broken;
+  (void)af_flag_input(f, name, &broken);
   return sm_flag_on(f->m, name);
 }
 
 bool af_flag_has(au_facts *f, const char *name) {
-  const sm_flag *fl = sm_flag_get(f->m, name);
-  af_note_flag(f, fl);
-  return fl != NULL;
+  bool broken;
+  return af_flag_input(f, name, &broken) != NULL;
 }
 
 const char *af_flag_str(au_facts *f, const char *name) {
-  const sm_flag *fl = sm_flag_get(f->m, name);
-  af_note_flag(f, fl);
-  if (fl && fl->nvalues && !fl->values[0].resolved) return NULL;
+  bool broken;
+  const sm_flag *fl = af_flag_input(f, name, &broken);
+  if (broken || (fl && fl->nvalues && !fl->values[0].resolved)) return NULL;
   return sm_flag_str(f->m, name);
 }
 
@@ -274,27 +284,6 @@ char *af_env_scan(const sm_model *m, const char *name) {
 
 /* ---- the condition a rule is looking at ---- */
 
-/* Edit distance with adjacent transpositions, capped at cap + 1 (names are short). */
-static size_t name_distance(const char *a, const char *b, size_t cap) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 64 || lb > 64) return cap + 1;
-  if ((la > lb ? la - lb : lb - la) > cap) return cap + 1;
-  size_t d[66][66];
-  for (size_t i = 0; i <= la; i++) d[i][0] = i;
-  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      size_t cost = a[i - 1] != b[j - 1];
-      size_t v = d[i - 1][j] + 1;
-      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
-      if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-        v = d[i - 2][j - 2] + 1;
-      d[i][j] = v;
-    }
-  return d[la][lb];
-}
-
 /* The name among names[0..n) closest to want (one or two edits away), or NULL. */
 static const char *closest(const char *want, const char *const *names, size_t n) {
   const char *best = NULL;
@@ -302,7 +291,7 @@ static const char *closest(const char *want, const char *const *names, size_t n)
   if (!want || strlen(want) < 4) return NULL;
   for (size_t i = 0; i < n; i++) {
     if (!names[i] || !strcmp(names[i], want)) continue;
-    size_t d = name_distance(want, names[i], 2);
+    size_t d = pd_edit_distance(want, names[i], 2);
     if (d >= 1 && d < best_d) {
       best_d = d;
       best = names[i];
@@ -350,7 +339,7 @@ static bool commented_definition(const sm_model *m, const char *name) {
 void af_condition(au_facts *f, const sm_condition *c) {
   static const af_id ids[] = {AF_COND_CODE,    AF_COND_SUBJECT, AF_COND_FLAG,  AF_COND_SIMILAR,
                               AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD,
-                              AF_COND_COMMENTED};
+                              AF_COND_COMMENTED, AF_COND_SUGGEST};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -362,6 +351,7 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_set(f, AF_COND_MESSAGE, ax_str(c->message));
   af_set(f, AF_COND_UNREAD, ax_str(unread_source(f->m)));
   af_setb(f, AF_COND_COMMENTED, c->subject && commented_definition(f->m, c->subject));
+  af_set(f, AF_COND_SUGGEST, ax_str(c->suggest));
 }
 
 /* ---- derivation ----

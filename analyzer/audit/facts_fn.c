@@ -21,23 +21,31 @@ typedef ax_value (*fn_impl)(au_facts *f, const ax_value *a, size_t n);
 
 /* ---- flag functions: a[0] is the flag's name (the binding checked the arity, not the types) */
 
-/* The flag a[0] names, noted as an input of the evaluation. */
+/* The flag a[0] names, noted as an input of the evaluation (af_flag_input); *broken when an
+ * occurrence keeps it from being set as written: the functions below then answer null. */
+static const sm_flag *flag_arg_b(au_facts *f, const ax_value *a, bool *broken) {
+  *broken = false;
+  return a[0].kind == AX_STR ? af_flag_input(f, a[0].str, broken) : NULL;
+}
+
 static const sm_flag *flag_arg(au_facts *f, const ax_value *a) {
-  const sm_flag *fl = a[0].kind == AX_STR ? sm_flag_get(f->m, a[0].str) : NULL;
-  af_note_flag(f, fl);
-  return fl;
+  bool broken;
+  return flag_arg_b(f, a, &broken);
 }
 
 static ax_value fn_has(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
-  return a[0].kind == AX_STR ? ax_bool(flag_arg(f, a) != NULL) : ax_null();
+  bool broken;
+  const sm_flag *fl = flag_arg_b(f, a, &broken);
+  return a[0].kind != AX_STR || broken ? ax_null() : ax_bool(fl != NULL);
 }
 
 static ax_value fn_on(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
+  bool broken;
   if (a[0].kind != AX_STR) return ax_null();
-  (void)flag_arg(f, a);
-  return ax_bool(sm_flag_on(f->m, a[0].str));
+  (void)flag_arg_b(f, a, &broken);
+  return broken ? ax_null() : ax_bool(sm_flag_on(f->m, a[0].str));
 }
 
 static ax_value fn_cond(au_facts *f, const ax_value *a, size_t n) {
@@ -49,14 +57,19 @@ static ax_value fn_cond(au_facts *f, const ax_value *a, size_t n) {
 
 static ax_value fn_num(au_facts *f, const ax_value *a, size_t n) {
   if (a[0].kind != AX_STR) return ax_null();
-  if (!flag_arg(f, a) && n >= 2) return a[1];
+  bool broken;
+  const sm_flag *fl = flag_arg_b(f, a, &broken);
+  if (broken) return ax_null();
+  if (!fl && n >= 2) return a[1];
   double x = af_flag_num(f, a[0].str, NAN);
   return isnan(x) ? ax_null() : ax_num(x);
 }
 
 static ax_value fn_str(au_facts *f, const ax_value *a, size_t n) {
   if (a[0].kind != AX_STR) return ax_null();
-  const sm_flag *fl = flag_arg(f, a);
+  bool broken;
+  const sm_flag *fl = flag_arg_b(f, a, &broken);
+  if (broken) return ax_null();
   if (!fl) return n >= 2 ? a[1] : ax_null();
   if (fl->nvalues && !fl->values[0].resolved) return ax_null();
   return ax_str(sm_flag_str(f->m, a[0].str));
@@ -67,7 +80,9 @@ static ax_value fn_str(au_facts *f, const ax_value *a, size_t n) {
 static ax_value fn_hasval(au_facts *f, const ax_value *a, size_t n) {
   (void)n;
   if (a[0].kind != AX_STR || a[1].kind != AX_STR) return ax_null();
-  const sm_flag *fl = flag_arg(f, a);
+  bool broken;
+  const sm_flag *fl = flag_arg_b(f, a, &broken);
+  if (broken) return ax_null();
   bool hit = false, unknown = false;
   for (size_t i = 0; fl && i < fl->nvalues && !hit; i++) {
     hit = fl->values[i].resolved && !strcmp(fl->values[i].text, a[1].str);
@@ -259,6 +274,30 @@ static ax_value fn_nearest(au_facts *f, const ax_value *a, size_t n) {
   return a[2].num - a[0].num <= a[0].num - a[1].num ? a[2] : a[1];
 }
 
+/* ---- the flag catalog: what the parsers define, whatever the script sets ---- */
+
+/* catalog_default('--x'): the default argparse gives the option, as a user reads it ("1",
+ * "None"); null without a catalog, for an unknown option, or one computed at run time. */
+static ax_value fn_catalog_default(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const fc_option *o = a[0].kind == AX_STR ? fc_find(f->m->catalog, a[0].str) : NULL;
+  return o && !o->default_computed ? ax_str(o->default_text) : ax_null();
+}
+
+/* catalog_type('--x'): "int", "float", "switch", ... as fc_type_name says it; null when unknown. */
+static ax_value fn_catalog_type(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const fc_option *o = a[0].kind == AX_STR ? fc_find(f->m->catalog, a[0].str) : NULL;
+  return o ? ax_str(fc_type_name(o)) : ax_null();
+}
+
+/* catalog_parser('--x'): "relax", "megatron", "sglang" or "pre"; null when unknown. */
+static ax_value fn_catalog_parser(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  const fc_option *o = a[0].kind == AX_STR ? fc_find(f->m->catalog, a[0].str) : NULL;
+  return o ? ax_str(fc_parser_name(o->parser)) : ax_null();
+}
+
 /* ---- the table ---- */
 
 #define MANY 16
@@ -282,7 +321,8 @@ static const struct {
     {"contains", 2, 2, fn_contains}, {"startswith", 2, 2, fn_startswith},
     {"def", 2, 2, fn_def},          {"known", 1, 1, fn_known},
     {"fixed", 2, 2, fn_fixed},      {"alts", 2, 2, fn_alts},
-    {"nearest", 3, 3, fn_nearest},
+    {"nearest", 3, 3, fn_nearest},  {"catalog_default", 1, 1, fn_catalog_default},
+    {"catalog_type", 1, 1, fn_catalog_type}, {"catalog_parser", 1, 1, fn_catalog_parser},
 };
 
 #define NFNS (sizeof fns / sizeof fns[0])

@@ -59,6 +59,12 @@ void af_assume(au_facts *f, const char *fmt, const char *arg);
 /* Flags, read as inputs of the computation under way (noted in f->track): a number (fallback
  * when absent, NAN when present but not a number), a number defaulting to a fact, a switch,
  * presence, and a string (NULL when absent or not resolved). */
+/* The flag `name` read as an input of the fact being computed: its winning occurrence, or NULL.
+ * When an occurrence keeps `name` from being set as written (a typo meant to be it, a value
+ * argparse refuses: sm_flag_broken), the input is noted as unresolved with that occurrence as
+ * its reason and *broken is set: what rests on it is then unknown (the af_flag_* readers below
+ * return NaN / NULL), not the default the typo leaves behind. */
+const sm_flag *af_flag_input(au_facts *f, const char *name, bool *broken);
 double af_flag_num(au_facts *f, const char *name, double fallback);
 double af_flag_num_or(au_facts *f, const char *name, af_id fallback);
 bool af_flag_on(au_facts *f, const char *name);

@@ -38,6 +38,8 @@
   X(CERT_UNRESOLVED, "cert.unresolved", "flag,line")                                             \
   X(CERT_DEFAULT, "cert.default", "flag,var,line")                                               \
   X(CERT_OTHER, "cert.other", "")                                                                \
+  X(CERT_ARGP_UNKNOWN, "cert.argparse_unknown", "flag,intended,line")                            \
+  X(CERT_ARGP_REFUSED, "cert.argparse_refused", "flag,intended,line")                            \
   X(RELATED_NOTE, "related.note", "note")                                                        \
   X(RELATED_ARCH, "related.architecture", "flag")                                                \
   X(FIX_REMOVE, "fix.remove", "edit")                                                            \
@@ -115,7 +117,29 @@
   X(HOVER_ENGINES_KV, "hover.engines.kv", "")                                                    \
   X(HOVER_HOST, "hover.host", "")                                                                \
   X(BASELINE_ROW, "baseline.row", "model,gpus,source")                                           \
-  X(BASELINE_VALUE, "baseline.value", "label,value")
+  X(BASELINE_VALUE, "baseline.value", "label,value")                                             \
+  X(FLAG_HEAD, "flag.head", "flag,type,default")                                                 \
+  X(FLAG_HEAD_SWITCH, "flag.head_switch", "flag,type,default")                                   \
+  X(FLAG_CHOICES, "flag.choices", "choices")                                                     \
+  X(FLAG_NARGS_ANY, "flag.nargs.any", "n")                                                       \
+  X(FLAG_NARGS_SOME, "flag.nargs.some", "n")                                                     \
+  X(FLAG_NARGS_OPT, "flag.nargs.optional", "n")                                                  \
+  X(FLAG_NARGS_N, "flag.nargs.n", "n")                                                           \
+  X(FLAG_SPELLINGS, "flag.spellings", "names")                                                   \
+  X(FLAG_DEPRECATED, "flag.deprecated", "text")                                                  \
+  X(FLAG_ONE_FORK, "flag.one_fork", "fork")                                                      \
+  X(FLAG_PARSER_RELAX, "flag.parser.relax", "")                                                  \
+  X(FLAG_PARSER_MEGATRON, "flag.parser.megatron", "")                                            \
+  X(FLAG_PARSER_SGLANG, "flag.parser.sglang", "")                                                \
+  X(FLAG_PARSER_PRE, "flag.parser.pre", "")                                                      \
+  X(FLAG_SOURCE, "flag.source", "parser,origin,where")                                           \
+  X(FLAG_SOURCE_AT, "flag.source_at", "parser,origin,where")                                     \
+  X(FLAG_UNCHECKED, "flag.unchecked", "var")                                                     \
+  X(FLAG_REFUSED, "flag.refused", "status")                                                      \
+  X(FLAG_UNKNOWN, "flag.unknown", "flag,origin")                                                 \
+  X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
+  X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
+  X(FLAG_NOTE, "flag.note", "note")
 
 typedef enum {
 #define AU_MSG_ENUM_(id, key, args) AU_MSG_##id,

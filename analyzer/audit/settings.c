@@ -23,6 +23,7 @@ void au_settings_free(au_settings *c) {
   free(c->extra_rules);
   free(c->docs_url);
   free(c->trace_dir);
+  free(c->relax_src);
   for (size_t i = 0; i < c->noverrides; i++) free(c->overrides[i].rule);
   free(c->overrides);
   memset(c, 0, sizeof *c);
@@ -85,6 +86,13 @@ char *au_settings_apply(au_settings *c, const json_t *json) {
   string_setting(json, "extraRules", &c->extra_rules, &errs);
   string_setting(json, "docsUrl", &c->docs_url, &errs);
   string_setting(json, "traceDir", &c->trace_dir, &errs);
+  json_t *src = json_object_get(json, "relaxSrc");
+  if (json_is_string(src) && json_string_length(src) == 0) { /* "": the built-in catalog only */
+    free(c->relax_src);
+    c->relax_src = pd_xstrdup("");
+  } else {
+    string_setting(json, "relaxSrc", &c->relax_src, &errs);
+  }
   if (strcmp(c->lang, "en") != 0 && strcmp(c->lang, "zh") != 0) {
     pd_buf_printf(&errs, "setting \"lang\" must be \"en\" or \"zh\", not \"%s\"; using en\n", c->lang);
     free(c->lang);
@@ -157,6 +165,16 @@ char *au_settings_find(const char *script_path) {
   return NULL;
 }
 
+/* A path a config file gives, relative to that file's folder ("" stays: it means none). */
+static void relative_to(char **p, const char *file) {
+  if (!*p || !(*p)[0] || (*p)[0] == '/') return;
+  char *dir = pd_path_dirname(file), *abs = pd_xasprintf("%s/%s", dir, *p);
+  free(*p);
+  *p = pd_path_normalize(abs);
+  free(abs);
+  free(dir);
+}
+
 char *au_settings_apply_file(au_settings *c, const char *path) {
   size_t len = 0;
   char *text = pd_read_file(path, PD_MAX_FILE_BYTES, &len);
@@ -167,15 +185,11 @@ char *au_settings_apply_file(au_settings *c, const char *path) {
   if (!j) return pd_xasprintf("%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
   const json_t *own = json_is_object(json_object_get(j, "perfDoctor")) ? json_object_get(j, "perfDoctor") : j;
   bool sets_trace = json_is_string(json_object_get(own, "traceDir"));
+  bool sets_src = json_is_string(json_object_get(own, "relaxSrc"));
   char *errs = au_settings_apply(c, j);
   json_decref(j);
-  if (sets_trace && c->trace_dir && c->trace_dir[0] != '/') { /* relative to the file */
-    char *dir = pd_path_dirname(path), *abs = pd_xasprintf("%s/%s", dir, c->trace_dir);
-    free(c->trace_dir);
-    c->trace_dir = pd_path_normalize(abs);
-    free(abs);
-    free(dir);
-  }
+  if (sets_trace) relative_to(&c->trace_dir, path);
+  if (sets_src) relative_to(&c->relax_src, path);
   if (!errs) return NULL;
   char *out = pd_xasprintf("%s: %s", path, errs);
   free(errs);

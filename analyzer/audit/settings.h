@@ -5,8 +5,11 @@
  * Shape (all keys optional; the same object may be wrapped as {"perfDoctor": {...}}):
  *   {"gpu": "H100-80G", "lang": "en" | "zh", "modelConfigDir": "/path", "extraRules": "/path", "docsUrl": "https://.../docs/rules/",
  *    "rules": {"R-P10": "off" | "critical" | "error" | "warn" | "warning" | "info"},
- *    "disabledRules": ["R-P03"], "syntaxDiagnostics": true, "traceDir": "traces/exp/train_trace"}
- * A relative traceDir in a config file is relative to that file's folder.
+ *    "disabledRules": ["R-P03"], "syntaxDiagnostics": true, "traceDir": "traces/exp/train_trace",
+ *    "relaxSrc": "/path/to/Relax"}
+ * A relative traceDir or relaxSrc in a config file is relative to that file's folder. relaxSrc: the
+ * Relax checkout whose own options the flag checks use (default: the checkout the script is in,
+ * found by walking up from it; "" = the built-in catalog only).
  * A value of the wrong type is reported and ignored; the rest still applies. */
 #ifndef PD_AUDIT_SETTINGS_H
 #define PD_AUDIT_SETTINGS_H
@@ -27,6 +30,8 @@ typedef struct {
   bool syntax_diagnostics; /* false: rule R-S02 (syntax errors) is off */
   char *docs_url;          /* base URL of the rule pages (diagnostic links); NULL = PD_DOCS_URL */
   char *trace_dir;         /* a trace file or folder of the job whose measures become evidence; NULL */
+  char *relax_src;         /* the Relax checkout to read Relax's options from; NULL = discover,
+                              "" = none (the built-in catalog) */
 } au_settings;
 
 /* Defaults: lang "en", syntax diagnostics on, nothing else set. Free with au_settings_free. */

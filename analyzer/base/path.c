@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/limits.h"
@@ -141,4 +143,14 @@ const char *pd_path_base(const char *path) {
   if (!path) return "";
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
+}
+
+char *pd_path_absolute(const char *p) {
+  if (p[0] == '/') return pd_path_normalize(p);
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return pd_path_normalize(p);
+  char *j = pd_xasprintf("%s/%s", cwd, p);
+  char *r = pd_path_normalize(j);
+  free(j);
+  return r;
 }

@@ -17,6 +17,8 @@ bool pd_write_file(const char *path, const char *text);
 /* Lexically normalised path: `a/./b/../c` -> `a/c`, no trailing slash, "." for empty. It does
  * not touch the file system (symbolic links are not resolved). Caller frees. */
 char *pd_path_normalize(const char *path);
+/* The path made absolute against the current directory, normalised. Caller frees. */
+char *pd_path_absolute(const char *path);
 /* Directory part of a path ("." when there is none, "/" for the root). Caller frees. */
 char *pd_path_dirname(const char *path);
 /* path as seen from the directory of `file` (both absolute and normalised): `b.sh`,

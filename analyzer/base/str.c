@@ -1,6 +1,7 @@
 #include "base/str.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,4 +44,28 @@ bool pd_parse_double(const char *s, double *out) {
   if (errno || *end) return false;
   *out = v;
   return true;
+}
+
+size_t pd_edit_distance(const char *a, const char *b, size_t cap) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return cap + 1;
+  if ((la > lb ? la - lb : lb - la) > cap) return cap + 1;
+  size_t d[66][66];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t row_min = SIZE_MAX;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cost = a[i - 1] != b[j - 1];
+      size_t v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+      if (v < row_min) row_min = v;
+    }
+    if (row_min > cap) return cap + 1; /* no later row is nearer */
+  }
+  return d[la][lb] > cap ? cap + 1 : d[la][lb];
 }

@@ -10,6 +10,10 @@ bool pd_str_ends(const char *s, const char *suffix);
 /* Whether the NUL-terminated needle occurs in s[0..n) (s need not be NUL-terminated). */
 bool pd_mem_has(const char *s, size_t n, const char *needle);
 
+/* Edit distance of a and b with adjacent transpositions (Damerau), capped: any distance above
+ * cap comes back as cap + 1, and so do strings over 64 bytes (names are short). */
+size_t pd_edit_distance(const char *a, const char *b, size_t cap);
+
 /* Parses a whole decimal integer (optionally signed); false if s is not exactly one. */
 bool pd_parse_long(const char *s, long *out);
 /* Parses a whole floating number (1e-6, 0.8, 16); false if s is not exactly one. */

@@ -34,6 +34,8 @@ static const char usage[] =
     "  --config FILE | --no-config   use this project config, or none\n"
     "  --env NAME=VALUE         audit the script as launched with that environment (repeatable)\n"
     "  --base-dir DIR           SARIF paths relative to DIR (default: the current directory)\n"
+    "  --relax-src DIR          the Relax checkout whose own options the flag checks use (default:\n"
+    "                           the checkout the script is in; '' = the built-in flag catalog)\n"
     "  --trace FILE|DIR         a profiler trace of this job: findings get what it measured\n"
     "                           (contradicted ones are lowered a level), plus estimated vs measured\n"
     "  -- ARGS...               the script's own arguments (\"$@\")\n"
@@ -185,7 +187,7 @@ static bool reaches_fail_level(const au_result *r, int fail_level) {
 }
 
 static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_cache *rc,
-                      sm_cache *cache, run_out *out, int *status) {
+                      sm_cache *cache, ps_catalogs *cats, run_out *out, int *status) {
   au_settings s;
   if (co_settings("check", o, t->path, &s) == 2) *status = 2;
   size_t len = 0;
@@ -200,6 +202,8 @@ static bool audit_one(const co_opts *o, const target *t, int fail_level, rules_c
   au_config cfg = co_config(o, &s);
   cfg.rules = rules_for(rc, s.extra_rules, status);
   cfg.cache = cache;
+  cfg.catalog = co_catalog(cats, au_rules_flags(cfg.rules), "check",
+                           o->relax_src ? o->relax_src : s.relax_src, t->path);
   check_rule_ids(&s, cfg.rules, status);
   au_result *r = au_run(t->path, text, len, NULL, &cfg);
   free(text);
@@ -341,11 +345,12 @@ int pd_cmd_check(int argc, char **argv) {
   targets t = expand_inputs(&o, &status);
   rules_cache rc = {0};
   sm_cache *cache = sm_cache_new(); /* the scripts of one call source the same files */
+  ps_catalogs *cats = ps_catalogs_new(); /* and live in the same checkout */
   size_t slots = t.n ? t.n : 1;
   run_out out = {pd_xcalloc(slots, sizeof(au_result *)), 0, pd_xcalloc(slots, sizeof(char *)),
                  pd_xcalloc(slots, sizeof(evd_trace *)), NULL, 0, {0}, NULL, NULL};
   bool *launch = pd_xcalloc(t.n ? t.n : 1, sizeof *launch);
-  for (size_t i = 0; i < t.n; i++) launch[i] = audit_one(&o, &t.v[i], fail_level, &rc, cache, &out, &status);
+  for (size_t i = 0; i < t.n; i++) launch[i] = audit_one(&o, &t.v[i], fail_level, &rc, cache, cats, &out, &status);
   check_dirs_had_scripts(&o, &t, launch, &status);
   free(launch);
   if (!out.rules) out.rules = rules_for(&rc, NULL, &status);
@@ -368,6 +373,7 @@ int pd_cmd_check(int argc, char **argv) {
   }
   free(rc.v);
   sm_cache_free(cache);
+  ps_catalogs_free(cats);
   for (size_t i = 0; i < t.n; i++) free(t.v[i].path);
   free(t.v);
   co_free(&o);

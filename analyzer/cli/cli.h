@@ -10,6 +10,7 @@ int pd_cmd_trace(int argc, char **argv);
 int pd_cmd_profile(int argc, char **argv);
 int pd_cmd_rules(int argc, char **argv);
 int pd_cmd_explain(int argc, char **argv);
+int pd_cmd_flags(int argc, char **argv);
 /* `perf-doctor version`: the version and the commit it was built from. */
 int pd_cmd_version(void);
 

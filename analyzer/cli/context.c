@@ -10,24 +10,27 @@
 
 static int context_usage(FILE *f) {
   fputs("usage: perf-doctor context SCRIPT [--format json|text] [--gpu TYPE]\n"
-        "                           [--model-config-dir DIR]\n"
+        "                           [--model-config-dir DIR] [--relax-src DIR]\n"
         "Prints what the analyzer understood of a launch script: the flags argparse would see\n"
-        "(last occurrence wins), where each comes from, and the derived context.\n",
+        "(last occurrence wins), what argparse makes of each (with the flag catalog: the built-in\n"
+        "one, or Relax's options read from the checkout the script is in or --relax-src), where\n"
+        "each comes from, and the derived context.\n",
         f);
   return f == stdout ? 0 : 2;
 }
 
 int pd_cmd_context(int argc, char **argv) {
-  const char *script = NULL, *format = "text";
+  const char *script = NULL, *format = "text", *relax_src = NULL;
   sm_options opt = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return context_usage(stdout);
-    if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir")) &&
-        i + 1 < argc) {
+    if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir") ||
+         !strcmp(a, "--relax-src")) && i + 1 < argc) {
       const char *v = argv[++i];
       if (!strcmp(a, "--format")) format = v;
       else if (!strcmp(a, "--gpu")) opt.gpu = v;
+      else if (!strcmp(a, "--relax-src")) relax_src = v;
       else opt.model_config_dir = v;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "perf-doctor context: unknown option '%s'\n", a);
@@ -44,8 +47,18 @@ int pd_cmd_context(int argc, char **argv) {
     fprintf(stderr, "perf-doctor context: --format must be json or text\n");
     return 2;
   }
+  char *err = NULL;
+  fc_catalog *builtin = fc_builtin(&err);
+  if (err) fprintf(stderr, "perf-doctor context: %s\n", err);
+  free(err);
+  ps_catalogs *cats = ps_catalogs_new();
+  opt.catalog = co_catalog(cats, builtin, "context", relax_src, script);
   sm_model *m = co_read_model("context", script, &opt);
-  if (!m) return 2;
+  if (!m) {
+    ps_catalogs_free(cats);
+    fc_free(builtin);
+    return 2;
+  }
   au_facts *facts = af_compute(m);
   if (!strcmp(format, "json")) {
     json_t *j = au_context_json(m, facts);
@@ -59,5 +72,7 @@ int pd_cmd_context(int argc, char **argv) {
   }
   af_free(facts);
   sm_model_free(m);
+  ps_catalogs_free(cats);
+  fc_free(builtin);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "base/limits.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "pysrc/pysrc.h"
 
 const char *co_default_lang(void) {
   const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
@@ -70,7 +71,8 @@ static int rule_option(const char *cmd, co_opts *o, bool disable, const char *v)
 static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int *i) {
   static const char *const names[] = {"--format", "--lang", "--gpu", "--model-config-dir",
                                       "--rules", "--fail-on", "--config", "--base-dir",
-                                      "--trace", "--env", "--disable", "--severity", NULL};
+                                      "--trace", "--relax-src", "--env", "--disable", "--severity",
+                                      NULL};
   const char *a = argv[*i], *val = NULL;
   size_t k;
   for (k = 0; names[k]; k++) {
@@ -87,12 +89,12 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
     return 2;
   }
   const char **slot[] = {&o->format, &o->lang, &o->gpu, &o->model_config_dir, &o->rules_file,
-                         &o->fail_on, &o->config, &o->base_dir, &o->trace};
-  if (k < 9) {
+                         &o->fail_on, &o->config, &o->base_dir, &o->trace, &o->relax_src};
+  if (k < 10) {
     *slot[k] = val;
     return -1;
   }
-  if (k == 9) {
+  if (k == 10) {
     if (!strchr(val, '=') || val[0] == '=') {
       fprintf(stderr, "perf-doctor %s: --env wants NAME=VALUE, not '%s'\n", cmd, val);
       return 2;
@@ -100,7 +102,7 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
     *PD_PUSH(o->env, o->nenv, o->env_cap) = val;
     return -1;
   }
-  return rule_option(cmd, o, k == 10, val);
+  return rule_option(cmd, o, k == 11, val);
 }
 
 /* The values given, checked: a bad one names itself and what is allowed. */
@@ -220,4 +222,15 @@ sm_model *co_read_model(const char *cmd, const char *script, const sm_options *o
   sm_model *m = sm_build(script, text, len, NULL, opt);
   free(text);
   return m;
+}
+
+/* ---- flag catalogs ---- */
+
+const fc_catalog *co_catalog(ps_catalogs *cc, const fc_catalog *builtin, const char *cmd,
+                             const char *relax_src, const char *script) {
+  char *warning = NULL;
+  const fc_catalog *c = ps_catalog_for(cc, builtin, relax_src, script, &warning);
+  if (warning) fprintf(stderr, "perf-doctor %s: %s\n", cmd, warning);
+  free(warning);
+  return c;
 }

@@ -9,11 +9,13 @@
 #include <stddef.h>
 
 #include "audit/settings.h"
+#include "pysrc/pysrc.h"
 
 typedef struct {
   const char *format;           /* NULL = the subcommand's default */
   const char *lang, *gpu, *model_config_dir, *rules_file, *fail_on, *config, *base_dir;
   const char *trace; /* check --trace: a trace file or folder whose measures become evidence */
+  const char *relax_src; /* --relax-src DIR: the Relax checkout whose own options are checked */
   bool no_config;
   const char **env;             /* --env NAME=VALUE, in order */
   size_t nenv, env_cap;
@@ -43,6 +45,11 @@ au_config co_config(const co_opts *o, const au_settings *s);
 /* The model of one script read from disk (for `context` and `profile`); NULL after printing
  * "perf-doctor CMD: SCRIPT: why" when it cannot be read. Caller frees with sm_model_free. */
 sm_model *co_read_model(const char *cmd, const char *script, const sm_options *opt);
+
+/* The flag catalog for a script (ps_catalog_for over `builtin`); a checkout that cannot be read
+ * is reported on stderr ("perf-doctor CMD: ...") once. Borrowed from cc or builtin. */
+const fc_catalog *co_catalog(ps_catalogs *cc, const fc_catalog *builtin, const char *cmd,
+                             const char *relax_src, const char *script);
 
 /* en, or zh when the locale says Chinese. */
 const char *co_default_lang(void);

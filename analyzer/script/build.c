@@ -47,6 +47,7 @@ void sm_conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
     d[i].message = pd_xstrdup(s[i].message);
     d[i].subject = s[i].subject ? pd_xstrdup(s[i].subject) : NULL;
     d[i].flag = s[i].flag ? pd_xstrdup(s[i].flag) : NULL;
+    d[i].suggest = s[i].suggest ? pd_xstrdup(s[i].suggest) : NULL;
   }
 }
 
@@ -63,6 +64,7 @@ void sm_conds_free(sm_condition *c, size_t n) {
     free(c[i].message);
     free(c[i].subject);
     free(c[i].flag);
+    free(c[i].suggest);
   }
   free(c);
 }
@@ -301,6 +303,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
     sm_walk_script(&b);
     if (b.w.train_found) sm_build_flags(&b, m, &b.w.train);
     else flags_without_train_line(&b, m);
+    if (b.opt->catalog) sm_check_argv(&b, m, b.opt->catalog);
   }
   sh_env *env = b.w.env;
   size_t syntax_errors = b.w.syntax_conds;
@@ -317,6 +320,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
 void sm_model_free(sm_model *m) {
   if (!m) return;
   pd_map_free(&m->flag_index);
+  pd_map_free(&m->broken);
   files_free(m->files, m->nfiles);
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *f = &m->flags[i];

@@ -76,6 +76,8 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
         char *name = word_variable(f->text);
         sm_cond_about(b, name, cur->name);
         free(name);
+        cur->value_vanished = true;
+        b->w.conds[b->w.nconds - 1].flag_index = (long)(cur - m->flags);
       }
       continue;
     }
@@ -98,6 +100,7 @@ void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {
       }
       cur->cert = f->cert; /* the flag word itself, for a switch */
       if (eq) {
+        cur->inline_value = true;
         sm_value *v = PD_PUSH(cur->values, cur->nvalues, vcap);
         value_from_field(v, f);
         free(v->text);
@@ -184,16 +187,30 @@ bool sm_flag_double(const sm_model *m, const char *name, double *out) {
   return pd_parse_double(f->values[0].text, out);
 }
 
+/* A switch given a word: argparse's view when the catalog knows the option. */
+static bool on_by_catalog(const sm_flag *f, bool *on) {
+  if (!f->opt) return false;
+  int min, max;
+  fc_arity(f->opt, &min, &max);
+  if (max == 0) return false; /* a switch: present, unless a later --no- form negates it */
+  if (f->opt->type != FC_T_BOOL) return false;
+  /* type=bool: Python's bool() of the word, True for every non-empty one */
+  *on = f->nvalues && f->values[0].resolved && f->values[0].text[0];
+  return true;
+}
+
 bool sm_flag_on(const sm_model *m, const char *name) {
   const sm_flag *f = last_of(m, name);
   if (!f) return false;
+  bool by_type;
+  if (on_by_catalog(f, &by_type)) return by_type;
   char *no = pd_str_starts(name, "--") ? pd_xasprintf("--no-%s", name + 2) : NULL;
   const sm_flag *nf = no ? last_of(m, no) : NULL;
   free(no);
   long pos = (long)(f - m->flags), neg = nf ? (long)(nf - m->flags) : -1;
-  /* `--flag false` (type=bool flags in Relax parse any string as True; Megatron's store_true
-   * switches take none): treat an explicit false-looking value as off. */
-  if (f->nvalues == 1 && f->values[0].resolved &&
+  /* Without a catalog entry, `--flag false` reads as off (what its author meant); argparse's
+   * own reading needs the option's action, which only the catalog knows. */
+  if (!f->opt && f->nvalues == 1 && f->values[0].resolved &&
       (!strcmp(f->values[0].text, "false") || !strcmp(f->values[0].text, "False") ||
        !strcmp(f->values[0].text, "0")))
     return false;
@@ -229,4 +246,9 @@ sm_range sm_file_range(const sm_file *f, uint32_t start_byte, uint32_t end_byte)
 sm_range sm_range_at(const sm_model *m, int file, uint32_t start_byte, uint32_t end_byte) {
   if (file < 0 || (size_t)file >= m->nfiles) return (sm_range){start_byte, end_byte, 0, 0, 0, 0};
   return sm_file_range(&m->files[file], start_byte, end_byte);
+}
+
+const sm_flag *sm_flag_broken(const sm_model *m, const char *name) {
+  size_t i;
+  return m->broken.n && pd_map_get(&m->broken, name, &i) ? &m->flags[i] : NULL;
 }

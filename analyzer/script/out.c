@@ -42,6 +42,17 @@ static const char *level_name(sm_level l) {
   return l == SM_ERROR ? "error" : l == SM_WARN ? "warn" : "info";
 }
 
+/* What argparse makes of a flag occurrence: its status, the parser that owns it, and for an
+ * unknown one the spelling it was most likely meant to be. */
+static json_t *argparse_json(const sm_flag *fl) {
+  json_t *a = json_object();
+  json_object_set_new(a, "status", json_string(sm_argp_name(fl->argp)));
+  if (fl->opt) json_object_set_new(a, "parser", json_string(fc_parser_name(fl->opt->parser)));
+  if (fl->intended) json_object_set_new(a, "intended", json_string(fl->intended));
+  if (fl->opt && fl->nused < fl->nvalues) json_object_set_new(a, "values_used", json_integer((json_int_t)fl->nused));
+  return a;
+}
+
 json_t *sm_to_json(const sm_model *m) {
   const sm_context *c = &m->ctx;
   json_t *o = json_object();
@@ -112,9 +123,16 @@ json_t *sm_to_json(const sm_model *m) {
       json_object_set_new(f, "note_range", nr);
     }
     if (fl->json) json_object_set(f, "json", fl->json);
+    if (m->catalog) json_object_set_new(f, "argparse", argparse_json(fl));
     json_array_append_new(flags, f);
   }
   json_object_set_new(o, "flags", flags);
+  if (m->catalog) {
+    json_t *cat = json_object();
+    for (int p = 0; p < FC_NPARSERS; p++)
+      json_object_set_new(cat, fc_parser_name((fc_parser)p), json_string(fc_origin(m->catalog, (fc_parser)p)));
+    json_object_set_new(o, "catalog", cat);
+  }
 
   json_t *conds = json_array();
   for (size_t i = 0; i < m->nconds; i++) {
@@ -125,6 +143,7 @@ json_t *sm_to_json(const sm_model *m) {
     json_object_set_new(x, "message", json_string(cd->message));
     if (cd->subject) json_object_set_new(x, "subject", json_string(cd->subject));
     if (cd->flag) json_object_set_new(x, "flag", json_string(cd->flag));
+    if (cd->suggest) json_object_set_new(x, "suggest", json_string(cd->suggest));
     char *rp = sm_rel_path(m, cd->file);
     json_object_set_new(x, "file", json_string(rp));
     free(rp);
@@ -152,16 +171,22 @@ char *sm_to_text(const sm_model *m) {
     pd_buf_printf(&b, "sourced: %s (line %u)\n", rp, m->files[i].source_range.start_line + 1);
     free(rp);
   }
+  if (m->catalog)
+    for (int p = 0; p < FC_NPARSERS; p++)
+      pd_buf_printf(&b, "flag catalog, %s: %s\n", fc_parser_name((fc_parser)p), fc_origin(m->catalog, (fc_parser)p));
+  else
+    pd_buf_puts(&b, "flag catalog: none (flags not checked)\n");
   pd_buf_printf(&b, "\nflags (%zu, argparse order):\n", m->nflags);
   for (size_t i = 0; i < m->nflags; i++) {
     const sm_flag *fl = &m->flags[i];
     char *rp = sm_rel_path(m, fl->file);
     pd_buf_printf(&b, "  %s%s", fl->overridden ? "~" : " ", fl->name);
     for (size_t j = 0; j < fl->nvalues; j++)
-      pd_buf_printf(&b, " %s%s", fl->values[j].text, fl->values[j].resolved ? "" : "(?)");
+      pd_buf_printf(&b, " %s%s", fl->values[j].text, fl->values[j].resolved ? "" : " (unresolved)");
     pd_buf_printf(&b, "    [%s:%u%s%s%s]", rp, fl->range.start_line + 1, fl->group ? " " : "",
                   fl->group ? fl->group : "", fl->conditional ? " conditional" : "");
     if (fl->overridden) pd_buf_puts(&b, " overridden");
+    if (m->catalog && fl->argp != SM_ARGP_OK) pd_buf_printf(&b, " argparse: %s", sm_argp_name(fl->argp));
     if (fl->note) pd_buf_printf(&b, " note: %s", fl->note);
     pd_buf_putc(&b, '\n');
     free(rp);

@@ -18,6 +18,7 @@
 #include <tree_sitter/api.h>
 
 #include "base/hash.h"
+#include "flagcat/flagcat.h"
 
 typedef struct {
   uint32_t start_byte, end_byte;
@@ -74,6 +75,9 @@ typedef struct {
   size_t nenv;
   const char *const *args;      /* the script's own arguments ("$@", "$1", ...) */
   size_t nargs;
+  const fc_catalog *catalog;    /* the parsers' options: argv is read as argparse reads it and
+                                   checked against them (borrowed: must outlive the model);
+                                   NULL = no argparse checks, every word after a flag is a value */
 } sm_options;
 
 typedef struct {
@@ -111,6 +115,27 @@ typedef struct {
   sm_range range;  /* the source word */
 } sm_value;
 
+/* What argparse makes of one flag occurrence (with a catalog; SM_ARGP_UNCHECKED without). */
+typedef enum {
+  SM_ARGP_UNCHECKED = 0, /* no catalog, or a value that could not be resolved (not checked) */
+  SM_ARGP_OK,
+  SM_ARGP_UNKNOWN,       /* no parser has it: ignored without a message, with its words */
+  SM_ARGP_DROPPED,       /* a --sglang- option Relax removes: ignored */
+  SM_ARGP_LEFTOVER,      /* more words than it takes: argparse leaves the rest, Relax ignores them */
+  SM_ARGP_MISSING,       /* fewer values than it takes: argparse exits at start */
+  SM_ARGP_BAD_VALUE,     /* a value its type or choices refuse: argparse exits at start */
+  SM_ARGP_EXPLICIT       /* `--switch=value`: argparse exits ("ignored explicit argument") */
+} sm_argp;
+
+/* argparse exits at start because of it (the job never starts). */
+static inline bool sm_argp_fails(sm_argp a) {
+  return a == SM_ARGP_MISSING || a == SM_ARGP_BAD_VALUE || a == SM_ARGP_EXPLICIT;
+}
+/* Relax drops it without a message. */
+static inline bool sm_argp_ignored(sm_argp a) { return a == SM_ARGP_UNKNOWN || a == SM_ARGP_DROPPED; }
+/* "ok", "unknown", ... as the JSON model writes it */
+const char *sm_argp_name(sm_argp a);
+
 typedef struct {
   char *name;            /* "--tensor-model-parallel-size" (as written; `--x=v` split) */
   sm_value *values;
@@ -128,6 +153,12 @@ typedef struct {
   int note_file;
   sm_range note_range;
   json_t *json;          /* parsed JSON of a single '{...}' / '[...]' value, or NULL; owned */
+  bool inline_value;     /* written `--flag=value` */
+  bool value_vanished;   /* its value expanded to nothing (condition value-vanished) */
+  const fc_option *opt;  /* its catalog entry; NULL when no parser has it or without catalog */
+  sm_argp argp;          /* what argparse makes of this occurrence */
+  const char *intended;  /* SM_ARGP_UNKNOWN: the nearest known spelling (the catalog's), or NULL */
+  size_t nused;          /* values argparse gives it (the rest, if any, are left over) */
 } sm_flag;
 
 typedef enum { SM_INFO, SM_WARN, SM_ERROR } sm_level;
@@ -143,6 +174,9 @@ typedef struct {
   char *flag;    /* the flag it affects, or NULL */
   bool missing;  /* syntax: the parser had to supply a token (a closing quote, `fi`, `)`) that
                     bash would miss too; otherwise it could not parse the text at all */
+  char *suggest; /* what the text most likely meant (a known flag, a listed choice), or NULL */
+  sm_cert cert;  /* how surely it holds (a condition about a flag set in a branch: BRANCH) */
+  long flag_index; /* the flag occurrence it is about (index into flags), or -1 */
   int file;
   sm_range range;
 } sm_condition;
@@ -203,7 +237,10 @@ typedef struct {
   int source_file;       /* the `source <model config>` command: file index, -1 if none */
   sm_range source_range;
   sm_context ctx;
+  const fc_catalog *catalog; /* the options argv was checked against (borrowed), or NULL */
   pd_map flag_index;     /* private: flag name -> index of its winning occurrence */
+  pd_map broken;         /* private: a spelling -> the occurrence that keeps it from being set as
+                            written (sm_flag_broken) */
 } sm_model;
 
 /* Builds the model of the script at `path` whose text is text[0..len) (copied). `tree` may be an
@@ -222,8 +259,16 @@ const sm_flag *sm_flag_get(const sm_model *m, const char *name);
 const char *sm_flag_str(const sm_model *m, const char *name);
 bool sm_flag_long(const sm_model *m, const char *name, long *out);
 bool sm_flag_double(const sm_model *m, const char *name, double *out);
-/* True when the switch is present (and not negated by a later --no-<name>). */
+/* True when the switch is on as argparse sets it: present and not negated by a later
+ * --no-<name>; a store_true switch given a word is still on (argparse leaves the word over); a
+ * type=bool option is on for any non-empty value ("False" included). Without a catalog entry, a
+ * value "false" / "False" / "0" reads as off. */
 bool sm_flag_on(const sm_model *m, const char *name);
+/* The occurrence that keeps `name` from being set as written: an unknown flag meant to be it
+ * (when `name` itself is absent), or `name`'s own occurrence that argparse refuses. NULL when
+ * there is none. Facts resting on `name` are then unknown: the job never starts, or `name` keeps
+ * a default the script did not choose. */
+const sm_flag *sm_flag_broken(const sm_model *m, const char *name);
 
 /* The final value of a scalar the script sets (assignment, export, ${X:=d}), or NULL. */
 const sm_var *sm_var_get(const sm_model *m, const char *name);

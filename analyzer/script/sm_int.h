@@ -128,6 +128,10 @@ char *sm_path_absolute(const char *p);
 
 /* flags.c: the flags of argv into m (conditions it finds go to b's walk). */
 void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv);
+/* argv.c: argv as argparse reads it with the catalog's options: each flag's entry, how many
+ * values it takes, whether its values convert; the conditions argparse would raise, and the
+ * spellings unknown flags were meant to be (m->shadow). */
+void sm_check_argv(sm_builder *b, sm_model *m, const fc_catalog *cat);
 /* Range of bytes [start, end) of file f. */
 sm_range sm_file_range(const sm_file *f, uint32_t start_byte, uint32_t end_byte);
 

@@ -19,15 +19,7 @@
 
 /* ---- paths --------------------------------------------------------------------------------- */
 
-char *sm_path_absolute(const char *p) {
-  if (p[0] == '/') return pd_path_normalize(p);
-  char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) return pd_path_normalize(p);
-  char *j = pd_xasprintf("%s/%s", cwd, p);
-  char *r = pd_path_normalize(j);
-  free(j);
-  return r;
-}
+char *sm_path_absolute(const char *p) { return pd_path_absolute(p); }
 
 static bool is_dir(const char *p) {
   struct stat st;

@@ -22,7 +22,7 @@ void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_ran
                      char *message) {
   sm_condition *c = PD_PUSH(b->w.conds, b->w.nconds, b->w.conds_cap);
   *c = (sm_condition){.level = lvl, .code = pd_xstrdup(code), .message = message, .file = file,
-                      .range = r};
+                      .range = r, .cert = SM_CERT_LITERAL, .flag_index = -1};
 }
 
 /* The source text of n (clamped to the file), borrowed. */

@@ -150,7 +150,7 @@ local function run()
     if r.result and r.result.contents then text = text .. (r.result.contents.value or '') end
   end
   check(text:find('**--tensor-model-parallel-size**', 1, true), 'hover names the flag', text:sub(1, 200))
-  check(text:find('Default: 1', 1, true), 'hover has the flag documentation (default)', text:sub(1, 300))
+  check(text:find('default `1`', 1, true) and text:find('Megatron-LM option', 1, true), 'hover has the flag documentation (type, default, parser)', text:sub(1, 300))
   check(text:find('Resolved value:** `2`', 1, true), 'hover has the resolved value')
 
   -- 2b. :PerfDoctorLinkTrace backs the findings with the trace's measures; unlinking drops them;

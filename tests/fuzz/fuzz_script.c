@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   json_decref(j);
   j = au_report_sarif(&r, 1, NULL);
   json_decref(j);
-  for (size_t i = 0; i < r->model->nflags; i++) (void)au_flag_doc(r->model->flags[i].name, cfg.lang);
+  for (size_t i = 0; i < r->model->nflags; i++)
+    free(au_flag_markdown(r->rules, NULL, r->model->flags[i].name, &r->model->flags[i], cfg.lang));
   /* one hover topic per input */
   if (r->model->nflags) free(au_hover_facts(r, r->model->flags[size % r->model->nflags].name, cfg.lang));
   au_result_free(r);

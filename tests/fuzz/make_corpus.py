@@ -158,6 +158,25 @@ def rules_corpus():
     put(d, "rule-disable", b"\x00" + json.dumps({"rules": [{"id": "R-C01", "disabled": True}]}).encode())
 
 
+def flags_corpus():
+    """The Python reader's fixtures (byte 0 = 1) and small catalogs (byte 0 = 0): the fixture one
+    and slices of the built-in one, each with a few options of every parser."""
+    d = out_dir("flags")
+    fix = os.path.join(ROOT, "tests/flagcat/fixtures")
+    for i, p in enumerate(sorted(glob.glob(os.path.join(fix, "**/*.py"), recursive=True))):
+        put(d, "py-%02d-%s" % (i, os.path.basename(p)), b"\x01" + read(p))
+    put(d, "cat-mini", b"\x00" + read(os.path.join(fix, "mini.json")))
+    built = json.loads(read(os.path.join(ROOT, "analyzer/data/flags.json")))
+    by = {}
+    for o in built["options"]:
+        by.setdefault(o["parser"], []).append(o)
+    for k in range(3):
+        opts = [o for p in sorted(by) for o in by[p][k * 7:(k + 1) * 7]]
+        doc = {"perf_doctor_flags": 1, "sources": built.get("sources", {}), "options": opts,
+               "dropped_sglang": built.get("dropped_sglang", [])[:5]}
+        put(d, "cat-slice-%d" % k, b"\x00" + json.dumps(doc, ensure_ascii=False).encode())
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--traces", default=os.path.join(ROOT, "tests/fixtures/traces/hta"))
@@ -167,6 +186,7 @@ if __name__ == "__main__":
     edit_corpus()
     trace_corpus(a.traces)
     rules_corpus()
+    flags_corpus()
     for t in sorted(os.listdir(os.path.join(HERE, "corpus"))):
         files = glob.glob(os.path.join(HERE, "corpus", t, "*"))
         print("%-7s %3d seeds, %7d bytes" % (t, len(files), sum(os.path.getsize(f) for f in files)))

@@ -17,5 +17,10 @@ add_test(NAME style_layers_refuse_upward
           -P ${CMAKE_SOURCE_DIR}/analyzer/layers.cmake)
 set_tests_properties(style_layers_refuse_upward PROPERTIES
   PASS_REGULAR_EXPRESSION "analyzer/script/upward.c: #include \"audit/audit.h\"")
+add_test(NAME style_layers_refuse_sideways
+  COMMAND ${CMAKE_COMMAND} -DPD_LAYERS_ROOT=${CMAKE_CURRENT_LIST_DIR}/layer_violation
+          -P ${CMAKE_SOURCE_DIR}/analyzer/layers.cmake)
+set_tests_properties(style_layers_refuse_sideways PROPERTIES
+  PASS_REGULAR_EXPRESSION "lsp/sideways.c: #include \"cli/cli.h\" \\(lsp may include only")
 add_test(NAME style_layers_tree
   COMMAND ${CMAKE_COMMAND} -DPD_LAYERS_ROOT=${CMAKE_SOURCE_DIR} -P ${CMAKE_SOURCE_DIR}/analyzer/layers.cmake)

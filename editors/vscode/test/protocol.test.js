@@ -72,7 +72,8 @@ test('diagnostics, hover, quick fix and settings through the protocol', { skip }
   });
   assert.equal(hover.contents.kind, 'markdown');
   assert.match(hover.contents.value, /\*\*--tensor-model-parallel-size\*\*/);
-  assert.match(hover.contents.value, /Default: 1/);
+  assert.match(hover.contents.value, /default `1`/);
+  assert.match(hover.contents.value, /Megatron-LM option · NVIDIA\/Megatron-LM @ [0-9a-f]{12}/);
   assert.match(hover.contents.value, /Resolved value:\*\* `2`/);
   assert.match(hover.contents.value, /R-P10/);
 

@@ -6,7 +6,7 @@ expect {"id":1,"result":"<any>"}
 open ${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh ws/scripts/training/text/run-qwen3-4B-8xgpu.sh
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1}}
 send {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":62,"character":6}}}
-expect {"id":2,"result":{"contents":{"kind":"plaintext","value":{"<all>":["~--resource","~Default:","~Resolved value: {\"actor\": [1, 8], \"rollout\": [1, 8]}","~GPUs"]}},"range":{"start":{"line":62,"character":3},"end":{"line":62,"character":52}}}}
+expect {"id":2,"result":{"contents":{"kind":"plaintext","value":{"<all>":["~--resource","~default None","~Relax option","~Resolved value: {\"actor\": [1, 8], \"rollout\": [1, 8]}","~GPUs"]}},"range":{"start":{"line":62,"character":3},"end":{"line":62,"character":52}}}}
 # On the value of a flag (the JSON), the same hover.
 send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":62,"character":30}}}
 expect {"id":3,"result":{"range":{"start":{"line":62,"character":3}}}}

@@ -1,4 +1,6 @@
-/* perf-doctor: one binary, three faces (CLI audit, trace summary, language server). */
+/* perf-doctor: one binary, three faces (CLI audit, trace summary, language server). The entry
+ * point is a layer of its own above the CLI and the server, so that neither depends on the
+ * other. */
 #include <stdio.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -18,6 +20,7 @@ static void main_usage(FILE *f) {
         "  profile SCRIPT        how to profile this script's training (flags, where traces go)\n"
         "  rules                 list the rules (--format md|json, --pages DIR for their pages)\n"
         "  explain RULE          one rule: why, when it fires, fix, skip-if, sources, example\n"
+        "  flags [NAME...]       the options of Relax's parsers (type, default, help, source)\n"
         "  lsp                   serve the Language Server Protocol on stdio\n"
         "  version               print the version and the commit it was built from\n"
         "\n"
@@ -45,6 +48,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "lsp")) return pd_cmd_lsp(argc - 1, argv + 1);
   if (!strcmp(cmd, "rules")) return pd_cmd_rules(argc - 1, argv + 1);
   if (!strcmp(cmd, "explain")) return pd_cmd_explain(argc - 1, argv + 1);
+  if (!strcmp(cmd, "flags")) return pd_cmd_flags(argc - 1, argv + 1);
   if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) return pd_cmd_version();
   if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
     main_usage(stdout);
