@@ -24,9 +24,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME trace_efficiency COMMAND ${Python3_EXECUTABLE} ${_tr}/test_efficiency.py $<TARGET_FILE:perf-doctor>
            ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(trace_efficiency PROPERTIES FIXTURES_REQUIRED trace_synth)
-  # trace --compare (a run against itself and against a uniformly slower copy) and --svg
+  # trace --compare (a run against itself and against a uniformly slower copy, one-step and multi-step real
+  # traces) and --svg
   add_test(NAME trace_compare_svg COMMAND ${Python3_EXECUTABLE} ${_tr}/test_compare_svg.py $<TARGET_FILE:perf-doctor>
-           ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR})
+           ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR} ${PD_HTA_DIR})
   set_tests_properties(trace_compare_svg PROPERTIES FIXTURES_REQUIRED trace_synth)
   # trace --partial / --merge equal to one process
   add_test(NAME trace_partial COMMAND ${Python3_EXECUTABLE} ${_tr}/test_partial.py $<TARGET_FILE:perf-doctor>
