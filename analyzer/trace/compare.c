@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "trace/kname.h"
 #include "trace/summary.h"
 
 /* The comparison's sentences, in one place (a later change moves them into the trace message
@@ -61,9 +62,24 @@ static double st_std(const stat *s) {
 }
 
 
-#define FOREACH_RANK(sum, rk)                                                                   \
-  for (size_t ri_ = 0; ri_ < json_array_size(json_object_get(sum, "ranks")); ri_++)             \
-    if (((rk) = json_array_get(json_object_get(sum, "ranks"), ri_)) && !json_object_get(rk, "error"))
+/* The readable ranks of an array of rank objects. */
+#define FOREACH_RANK(ranks, rk)                                                                 \
+  for (size_t ri_ = 0; ri_ < json_array_size(ranks); ri_++)                                     \
+    if (((rk) = json_array_get(ranks, ri_)) && !json_object_get(rk, "error"))
+
+/* The rank objects of the job a comparison reads (new reference): the summary's, or those of its
+ * first job when the folder held several (the job objects list rank numbers, the ranks say their
+ * job). */
+static json_t *job_ranks(const json_t *sum) {
+  const json_t *jobs = json_object_get(sum, "jobs");
+  json_int_t id = json_array_size(jobs) ? json_integer_value(json_object_get(json_array_get(jobs, 0), "id")) : -1;
+  json_t *out = json_array();
+  size_t i;
+  json_t *rk;
+  json_array_foreach(json_object_get(sum, "ranks"), i, rk)
+    if (id < 0 || json_integer_value(json_object_get(rk, "job")) == id) json_array_append(out, rk);
+  return out;
+}
 
 static json_t *real2(double v) { return isfinite(v) ? json_real(round(v * 100) / 100) : json_null(); }
 
@@ -109,11 +125,11 @@ typedef struct {
   int ranks;
 } totals;
 
-static totals totals_of(const json_t *sum) {
+static totals totals_of(const json_t *ranks) {
   totals t = {0};
   t.reserved = t.allocated = NAN;
   const json_t *rk;
-  FOREACH_RANK(sum, rk) {
+  FOREACH_RANK(ranks, rk) {
     t.ranks++;
     const json_t *steps = json_object_get(rk, "steps");
     if ((int)json_array_size(steps) > t.steps) t.steps = (int)json_array_size(steps);
@@ -161,41 +177,52 @@ static void op_key(pd_buf *b, const json_t *o) {
                 json_string_value(json_object_get(o, "dtype")) ? json_string_value(json_object_get(o, "dtype")) : "");
 }
 
+static void add_row(krows *k, const char *key, double us, double calls, double per, int side) {
+  krow *r = kr_get(k, key);
+  if (!isfinite(us) || !isfinite(calls)) return;
+  if (side == 0) r->b += us / per, r->cb += calls / per;
+  else r->a += us / per, r->ca += calls / per;
+}
+
+/* The job's kernel table (every kernel over all ranks, HTA's iterations), per step per rank. */
+static void collect_kernels(krows *k, const json_t *job, const totals *t, int side) {
+  const json_t *kt = json_object_get(job, "kernels");
+  long long its = tr_summary_int(kt, "iterations");
+  double per = (t->ranks ? t->ranks : 1) * (double)(its > 0 ? its : t->steps ? t->steps : 1);
+  size_t i;
+  json_t *o;
+  json_array_foreach(json_object_get(kt, "rows"), i, o) {
+    const char *name = json_string_value(json_object_get(o, "name"));
+    add_row(k, name ? name : "", tr_summary_num(o, "sum_us"), tr_summary_num(o, "count"), per, side);
+  }
+}
+
 /* side: 0 before, 1 after. kind: 0 ops, 1 kernels, 2 collectives. */
-static void collect(krows *k, const json_t *sum, const totals *t, int side, int kind) {
+static void collect(krows *k, const json_t *ranks, const json_t *job, const totals *t, int side, int kind) {
+  if (kind == 1) {
+    collect_kernels(k, job, t, side);
+    return;
+  }
+  double per = (t->ranks ? t->ranks : 1) * (double)(t->steps ? t->steps : 1);
   const json_t *rk;
-  FOREACH_RANK(sum, rk) {
-    /* HTA's kernel table covers its iterations (the last step dropped); the others every step */
-    size_t its = json_array_size(json_object_get(json_object_get(rk, "hta"), "iterations"));
-    double steps = kind == 1 && its ? (double)its : (double)(t->steps ? t->steps : 1);
-    double per = (t->ranks ? t->ranks : 1) * steps;
-    const json_t *rows = kind == 0   ? json_object_get(rk, "ops")
-                         : kind == 1 ? json_object_get(json_object_get(rk, "hta"), "top_kernels")
-                                     : json_object_get(rk, "collective_bandwidth");
+  FOREACH_RANK(ranks, rk) {
+    const json_t *rows = json_object_get(rk, kind == 0 ? "ops" : "collective_bandwidth");
     size_t i;
     json_t *o;
     json_array_foreach(rows, i, o) {
       pd_buf key = {0};
-      double us, calls;
+      double calls = tr_summary_num(o, "count"), us;
       if (kind == 0) {
         op_key(&key, o);
         calls = tr_summary_num(o, "calls");
         us = calls * tr_summary_num(o, "kernel_us_mean");
-      } else if (kind == 1) {
-        pd_buf_puts(&key, json_string_value(json_object_get(o, "name")) ? json_string_value(json_object_get(o, "name")) : "");
-        calls = tr_summary_num(o, "count");
-        us = tr_summary_num(o, "sum_us");
       } else {
         pd_buf_printf(&key, "%s %lld B, group %lld", json_string_value(json_object_get(o, "collective")),
                       tr_summary_int(o, "bytes"), tr_summary_int(o, "group_size"));
-        calls = tr_summary_num(o, "count");
         us = calls * tr_summary_num(o, "time_us_mean");
       }
-      krow *r = kr_get(k, key.data ? key.data : "");
+      add_row(k, key.data ? key.data : "", us, calls, per, side);
       pd_buf_free(&key);
-      if (!isfinite(us) || !isfinite(calls)) continue;
-      if (side == 0) r->b += us / per, r->cb += calls / per;
-      else r->a += us / per, r->ca += calls / per;
     }
   }
 }
@@ -253,7 +280,8 @@ static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, c
 
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path) {
   const json_t *jb = tr_summary_job(before), *ja = tr_summary_job(after);
-  totals tb = totals_of(jb), ta = totals_of(ja);
+  json_t *rb = job_ranks(before), *ra = job_ranks(after);
+  totals tb = totals_of(rb), ta = totals_of(ra);
   char why[96] = "";
   if (tb.steps_min < 2 || ta.steps_min < 2) {
     if (tb.steps_min == ta.steps_min)
@@ -276,11 +304,13 @@ json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const
   static const char *const kinds[3] = {"ops", "kernels", "collectives"};
   for (int kind = 0; kind < 3; kind++) {
     krows k = {0};
-    collect(&k, jb, &tb, 0, kind);
-    collect(&k, ja, &ta, 1, kind);
+    collect(&k, rb, jb, &tb, 0, kind);
+    collect(&k, ra, ja, &ta, 1, kind);
     json_object_set_new(d, kinds[kind], changes(&k, noise_us, unmeasured));
   }
   json_object_set_new(d, "noise", noise_json(&tb, &ta, noise_us, unmeasured));
+  json_decref(rb);
+  json_decref(ra);
   return json_pack("{s:O, s:O, s:o}", "before", before, "after", after, "delta", d);
 }
 
@@ -316,29 +346,41 @@ static void fig_md(pd_buf *b, const json_t *f) {
 
 #define ROWS_SHOWN 10
 
-static void rows_md(pd_buf *b, const char *title, const json_t *rows) {
+/* The rows that changed most, names shortened (kernels: as profiler users write them, unique in
+ * the table; others cut), the rest in one "… N more" row. */
+static void rows_md(pd_buf *b, const char *title, const json_t *rows, bool kernels) {
   pd_buf_printf(b, "\n### %s that changed most (µs per step per rank)\n\n", title);
   if (!json_array_size(rows)) {
     pd_buf_puts(b, "No change.\n");
     return;
   }
   pd_buf_puts(b, "| Name | Before | After | Change | Beyond noise |\n|---|---|---|---|---|\n");
+  size_t k = json_array_size(rows) < ROWS_SHOWN ? json_array_size(rows) : ROWS_SHOWN;
+  const char *names[ROWS_SHOWN];
+  for (size_t i = 0; i < k; i++) {
+    names[i] = json_string_value(json_object_get(json_array_get(rows, i), "name"));
+    if (!names[i]) names[i] = "";
+  }
+  char **shown = kernels ? tr_kname_table(names, k) : NULL;
   size_t i;
   json_t *r;
-  double shown = 0, rest = 0;
+  double all = 0, rest = 0;
   json_array_foreach(rows, i, r) {
     double c = fabs(tr_summary_num(r, "change_us_per_step"));
-    if (i >= ROWS_SHOWN) {
+    all += isfinite(c) ? c : 0;
+    if (i >= k) {
       rest += isfinite(c) ? c : 0;
       continue;
     }
-    shown += isfinite(c) ? c : 0;
-    pd_buf_printf(b, "| `%s` | %.1f | %.1f | %+.1f | %s |\n", json_string_value(json_object_get(r, "name")),
-                  tr_summary_num(r, "before_us_per_step"), tr_summary_num(r, "after_us_per_step"),
-                  tr_summary_num(r, "change_us_per_step"), sig_cell(r, true));
+    char *name = shown ? pd_xstrdup(shown[i]) : tr_kname_cap(names[i], TR_KNAME_MAX);
+    pd_buf_puts(b, "| ");
+    tr_kname_md_code(b, name);
+    pd_buf_printf(b, " | %.1f | %.1f | %+.1f | %s |\n", tr_summary_num(r, "before_us_per_step"),
+                  tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"), sig_cell(r, true));
+    free(name);
   }
-  if (json_array_size(rows) > ROWS_SHOWN)
-    pd_buf_printf(b, MSG[M_MORE], json_array_size(rows) - ROWS_SHOWN, shown + rest > 0 ? 100 * rest / (shown + rest) : 0);
+  if (json_array_size(rows) > k) pd_buf_printf(b, MSG[M_MORE], json_array_size(rows) - k, all > 0 ? 100 * rest / all : 0);
+  tr_kname_table_free(shown, k);
 }
 
 static void side_md(pd_buf *b, const char *label, const json_t *cmp, const char *side) {
@@ -385,9 +427,9 @@ char *tr_compare_md(const json_t *cmp) {
     if (isfinite(av - bv)) pd_buf_printf(&b, " %+.2f GiB | exact (peaks) |\n", av - bv);
     else pd_buf_puts(&b, " — | |\n");
   }
-  rows_md(&b, "Ops (by name, shape, dtype)", json_object_get(d, "ops"));
-  rows_md(&b, "Kernels (HTA top kernels)", json_object_get(d, "kernels"));
-  rows_md(&b, "Collectives", json_object_get(d, "collectives"));
+  rows_md(&b, "Ops (by name, shape, dtype)", json_object_get(d, "ops"), false);
+  rows_md(&b, "Kernels (HTA's kernel table, all ranks)", json_object_get(d, "kernels"), true);
+  rows_md(&b, "Collectives", json_object_get(d, "collectives"), false);
   return pd_buf_take(&b);
 }
 

@@ -29,6 +29,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME trace_compare_svg COMMAND ${Python3_EXECUTABLE} ${_tr}/test_compare_svg.py $<TARGET_FILE:perf-doctor>
            ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR} ${PD_HTA_DIR})
   set_tests_properties(trace_compare_svg PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # summaries and comparisons a person can read on every vendored trace: cells under 160 characters,
+  # unique short kernel names, long tails in one row, everything in the JSON
+  add_test(NAME trace_readable COMMAND ${Python3_EXECUTABLE} ${_tr}/test_readable.py $<TARGET_FILE:perf-doctor>
+           ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${PD_HTA_DIR})
   # trace --partial / --merge equal to one process
   add_test(NAME trace_partial COMMAND ${Python3_EXECUTABLE} ${_tr}/test_partial.py $<TARGET_FILE:perf-doctor>
            ${_synth} ${PD_HTA_DIR} ${CMAKE_CURRENT_BINARY_DIR})
