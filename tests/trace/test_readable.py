@@ -8,12 +8,14 @@ folder) and for two comparisons (two one-step traces; HTA's six-step trace-diff 
 markdown table row has its header's number of cells (a "|" in a name is escaped), the longest
 cell is under 160 characters, the kernel names a table shows are unique in it, and a long tail
 is one "… N more (x % of the time)" row whose N and x agree with the JSON, which holds every
-kernel and op."""
+kernel and op. The SVG's rank labels name their longest kernels the same short way."""
 import glob
 import json
 import os
 import re
 import sys
+import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from pdcheck import Checker  # noqa: E402
@@ -91,7 +93,22 @@ def summary_checks(path, what):
             check(len(r[0]) < len(k["name"]) + 3 or len(k["name"]) < 100, "%s: %s shortened" % (what, k["name"][:60]))
     for r in doc["ranks"]:
         check(len(r["ops"]) == r["ops_total"], "%s: every op row in the JSON (%d of %d)" % (what, len(r["ops"]), r["ops_total"]))
+    svg_checks(path, doc, what)
     return longest
+
+
+def svg_checks(path, doc, what):
+    with tempfile.TemporaryDirectory() as d:
+        pic = os.path.join(d, "s.svg")
+        run("trace", path, "--svg", pic)
+        root = ET.parse(pic).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    titles = [t.find(ns + "title").text for t in root.iter(ns + "text") if t.get("class") == "rank"]
+    check(len(titles) == len(doc["ranks"]), "%s: a hover on every rank label" % what)
+    for t in titles:
+        parts = t.split(", longest kernels: ", 1)[1].split("; ") if ", longest kernels: " in t else []
+        check(parts and all(len(p) < CELL_MAX and "at::native::" not in p and not p.startswith("void ") for p in parts),
+              "%s: SVG hover names its kernels shortly: %s" % (what, t[:200]))
 
 
 def compare_checks(a, b, what):
