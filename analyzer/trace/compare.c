@@ -67,20 +67,6 @@ static double st_std(const stat *s) {
   for (size_t ri_ = 0; ri_ < json_array_size(ranks); ri_++)                                     \
     if (((rk) = json_array_get(ranks, ri_)) && !json_object_get(rk, "error"))
 
-/* The rank objects of the job a comparison reads (new reference): the summary's, or those of its
- * first job when the folder held several (the job objects list rank numbers, the ranks say their
- * job). */
-static json_t *job_ranks(const json_t *sum) {
-  const json_t *jobs = json_object_get(sum, "jobs");
-  json_int_t id = json_array_size(jobs) ? json_integer_value(json_object_get(json_array_get(jobs, 0), "id")) : -1;
-  json_t *out = json_array();
-  size_t i;
-  json_t *rk;
-  json_array_foreach(json_object_get(sum, "ranks"), i, rk)
-    if (id < 0 || json_integer_value(json_object_get(rk, "job")) == id) json_array_append(out, rk);
-  return out;
-}
-
 static json_t *real2(double v) { return isfinite(v) ? json_real(round(v * 100) / 100) : json_null(); }
 
 /* Whether a change is significant as JSON: a boolean, or null with the reason when the noise is
@@ -280,7 +266,7 @@ static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, c
 
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path) {
   const json_t *jb = tr_summary_job(before), *ja = tr_summary_job(after);
-  json_t *rb = job_ranks(before), *ra = job_ranks(after);
+  json_t *rb = tr_summary_job_ranks(before), *ra = tr_summary_job_ranks(after);
   totals tb = totals_of(rb), ta = totals_of(ra);
   char why[96] = "";
   if (tb.steps_min < 2 || ta.steps_min < 2) {
@@ -392,9 +378,11 @@ static void side_md(pd_buf *b, const char *label, const json_t *cmp, const char 
   int steps = (int)tr_summary_int(noise, key);
   snprintf(key, sizeof key, "ranks_%s", side);
   int ranks = (int)tr_summary_int(noise, key);
-  const json_t *rk = json_array_get(json_object_get(tr_summary_job(json_object_get(cmp, side)), "ranks"), 0);
-  const json_t *st = json_array_get(json_object_get(rk, "steps"), 0);
-  if (steps == 1 && st && json_is_null(json_object_get(st, "step")))
+  json_t *rks = tr_summary_job_ranks(json_object_get(cmp, side));
+  const json_t *st = json_array_get(json_object_get(json_array_get(rks, 0), "steps"), 0);
+  bool whole = steps == 1 && st && json_is_null(json_object_get(st, "step"));
+  json_decref(rks);
+  if (whole)
     pd_buf_printf(b, MSG[M_SIDE_WHOLE], label, path, ranks, ranks == 1 ? "" : "s");
   else
     pd_buf_printf(b, MSG[M_SIDE], label, path, steps, steps == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s");

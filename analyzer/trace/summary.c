@@ -454,6 +454,17 @@ const json_t *tr_summary_job(const json_t *summary) {
   return json_is_array(jobs) && json_array_size(jobs) ? json_array_get(jobs, 0) : summary;
 }
 
+json_t *tr_summary_job_ranks(const json_t *summary) {
+  const json_t *jobs = json_object_get(summary, "jobs");
+  json_int_t id = json_array_size(jobs) ? json_integer_value(json_object_get(json_array_get(jobs, 0), "id")) : -1;
+  json_t *out = json_array();
+  size_t i;
+  json_t *rk;
+  json_array_foreach(json_object_get(summary, "ranks"), i, rk)
+    if (id < 0 || json_integer_value(json_object_get(rk, "job")) == id) json_array_append(out, rk);
+  return out;
+}
+
 char *tr_summary_dump(const json_t *doc) {
   char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
   char *out = pd_xstrdup(s ? s : "{}");

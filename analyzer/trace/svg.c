@@ -216,16 +216,17 @@ static double heat(pd_buf *b, const json_t *ranks, size_t n, double y) {
 }
 
 char *tr_svg(const json_t *summary) {
-  summary = tr_summary_job(summary);
+  json_t *all = tr_summary_job_ranks(summary);
   /* the readable ranks, at most MAX_RANKS */
   json_t *ranks = json_array();
   size_t i, total = 0;
   json_t *rk;
-  json_array_foreach(json_object_get(summary, "ranks"), i, rk) {
+  json_array_foreach(all, i, rk) {
     if (json_object_get(rk, "error")) continue;
     total++;
     if (json_array_size(ranks) < MAX_RANKS) json_array_append(ranks, rk);
   }
+  json_decref(all);
   size_t n = json_array_size(ranks);
   pd_buf body = {0};
   double y = 24;

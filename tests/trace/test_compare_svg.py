@@ -11,7 +11,8 @@ runs of one model): nothing is called significant, every figure and row says "no
 (1 step)", the changes are still shown. HTA's trace-diff pair (six steps each): the noise is
 measured and the shares that moved in every step (compute up, launch-bound idle down) are
 significant while the noisy step time is not. Every comparison validates against
-docs/trace.schema.json's `comparison`. --svg: well-formed XML with one segment per
+docs/trace.schema.json's `comparison`. A folder of two runs: --compare and --svg read the ranks of
+its first job. --svg: well-formed XML with one segment per
 (rank, step, kind) that the summary has time for, labelled axes, memory lines only when memory
 was recorded."""
 import copy
@@ -209,6 +210,27 @@ def svg_checks(late, mem, work):
         check(len(heat) == steps * len(summ["ranks"]), "heat row: a cell per rank and step (%d)" % len(heat))
 
 
+def multi_job_checks(synth, work):
+    """A folder of two runs: --compare and --svg read its first job's ranks, as they say."""
+    mixed = os.path.join(work, "cmp_two_jobs")
+    shutil.rmtree(mixed, ignore_errors=True)
+    for s in ("late", "pipeline"):
+        shutil.copytree(os.path.join(synth, s), os.path.join(mixed, s))
+    doc = json.loads(run("trace", mixed, "--format", "json")[1])
+    check(len(doc.get("jobs", [])) == 2, "two jobs in the folder")
+    first = [r for r in doc["ranks"] if r.get("job") == doc["jobs"][0]["id"]]
+    d = json.loads(run("trace", "--compare", mixed, mixed, "--format", "json")[1])["delta"]
+    check(d["noise"]["ranks_before"] == len(first) and d["noise"]["steps_before"] >= 2 and d["step"]["before"],
+          "compare reads the first job's ranks: %s" % d["noise"])
+    pic = os.path.join(work, "two_jobs.svg")
+    run("trace", mixed, "--svg", pic)
+    segs = [r for r in ET.parse(pic).getroot().iter(NS + "rect") if r.get("class") == "seg"]
+    keys = ["compute_us", "exposed_comm_us", "exposed_memcpy_us", "other_gpu_us", "idle_data_supply_us",
+            "idle_collective_wait_us", "idle_launch_bound_us"]
+    want = sum(1 for r in first for s in r["steps"] for k in keys if s.get(k, 0) > 0)
+    check(want and len(segs) == want, "svg draws the first job: %d segments of %d" % (len(segs), want))
+
+
 def main():
     global CK, check, run
     pd, synth, fx, work = sys.argv[1:5]
@@ -228,6 +250,7 @@ def main():
     mem = os.path.join(work, "svg_late_mem")
     rewrite(files, mem, with_memory)
     svg_checks(late, mem, work)
+    multi_job_checks(synth, work)
     return CK.exit("trace_compare_svg")
 
 
