@@ -445,8 +445,10 @@ static char *compact_targs(const char *base, const char *t) {
   wspan op, shape;
   find_w(t, n, &op, &shape);
   if (!op.found && !shape.found) {
-    if (tr_kname_chars(t) <= ARGS_WHOLE && !strchr(t, '{')) return pd_xasprintf("%s<%s>", base, t);
-    return pd_xasprintf("%s<%s>", base, ELL);
+    bool whole = tr_kname_chars(t) <= ARGS_WHOLE && !strchr(t, '{');
+    char *out = pd_xasprintf("%s<%s>", base, whole ? t : ELL), *c = tr_kname_cap(out, COMPACT_MAX);
+    free(out);
+    return c;
   }
   for (int attempt = 0; attempt < 3; attempt++) {
     pd_buf b = {0};
@@ -484,7 +486,13 @@ static char *sig_short(const sig *g, int level) {
     pd_buf_append(&base, s + g->qb, g->qe - g->qb);
     pd_buf_puts(&base, "::");
   }
-  pd_buf_append(&base, s + g->ib, g->ie - g->ib);
+  if (g->ie - g->ib > PLAIN_KEEP && is_identifier(s + g->ib, g->ie - g->ib)) { /* a vendor name with arguments */
+    char *p = plain_short(s + g->ib, g->ie - g->ib);
+    pd_buf_puts(&base, p);
+    free(p);
+  } else {
+    pd_buf_append(&base, s + g->ib, g->ie - g->ib);
+  }
   char *out;
   if (level == TR_KNAME_ARGS) {
     pd_buf full = {0};
@@ -565,7 +573,11 @@ static char *fragment(const kent *e, const kent *g, size_t n, bool keep_ns) {
   while (lb > 0 && e->v[lb - 1] != '{' && e->v[lb - 1] != '}') lb--;
   if (lb > 0 && e->v[lb - 1] == '{' && !strncmp(e->v + lb, "lambda(", 7)) {
     const char *end = strchr(e->v + lb, '}');
-    if (end) return pd_xstrndup(e->v + lb - 1, (size_t)(end - e->v) - lb + 2);
+    if (end) {
+      char *l = pd_xstrndup(e->v + lb - 1, (size_t)(end - e->v) - lb + 2), *c = tr_kname_cap(l, FRAG);
+      free(l);
+      return c;
+    }
   }
   size_t len = strlen(e->v + p);
   if (len > 4 * FRAG) len = 4 * FRAG;
