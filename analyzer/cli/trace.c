@@ -30,6 +30,7 @@ static void trace_usage(FILE *f) {
         "  --merge PART...       the summary of partials, as if all their files were read here\n"
         "  --compare BEFORE AFTER  what changed between two traces (files or folders): step time,\n"
         "                        shares, MFU, memory, ops, kernels, collectives, against the noise\n"
+        "                        (measured with two profiled steps or more on each side)\n"
         "Exit status: 0 all files summarised, 1 some files failed, 2 usage error or nothing readable.\n",
         f);
 }

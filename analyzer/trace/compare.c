@@ -7,7 +7,40 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "trace/kname.h"
 #include "trace/summary.h"
+
+/* The comparison's sentences, in one place (a later change moves them into the trace message
+ * catalog). */
+enum {
+  M_RULE,         /* the significance rule */
+  M_NOT_MEASURED, /* why nothing is called significant: steps before and after */
+  M_NOT_MEASURED_SAME,
+  M_HEAD_MEASURED,   /* the rule, the noise, the steps of each side */
+  M_HEAD_UNMEASURED, /* the reason, the steps of each side */
+  M_SIDE,            /* "- Before: `path` (6 profiled steps per rank, 1 rank)" */
+  M_SIDE_WHOLE,      /* ... when the trace has no ProfilerStep markers */
+  M_CELL_SIGNIFICANT,
+  M_CELL_WITHIN,
+  M_CELL_ROW_NO,
+  M_MORE, /* the rows a table leaves out and their share of the change */
+  M_COUNT
+};
+static const char *const MSG[M_COUNT] = {
+    [M_RULE] = "a change is significant when larger than twice the larger step-to-step standard deviation (and 1 % of "
+               "the figure, half a point for shares)",
+    [M_NOT_MEASURED] = "noise not measured (%d step%s before, %d after)",
+    [M_NOT_MEASURED_SAME] = "noise not measured (%d step%s)",
+    [M_HEAD_MEASURED] = "- Significance: %s (step noise %.0f µs).\n\n",
+    [M_HEAD_UNMEASURED] = "- Significance: %s — the step-to-step noise needs at least two profiled steps on each side, so "
+                          "no change is called significant; the changes are shown as measured.\n\n",
+    [M_SIDE] = "- %s: `%s` (%d profiled step%s per rank, %d rank%s)\n",
+    [M_SIDE_WHOLE] = "- %s: `%s` (no ProfilerStep markers: the whole trace is one step, %d rank%s)\n",
+    [M_CELL_SIGNIFICANT] = "**yes**",
+    [M_CELL_WITHIN] = "within noise",
+    [M_CELL_ROW_NO] = "no",
+    [M_MORE] = "| … %zu more (%.1f %% of the change) | | | | |\n",
+};
 
 /* A figure over a sample (every rank's steps): mean and standard deviation. */
 typedef struct {
@@ -29,23 +62,32 @@ static double st_std(const stat *s) {
 }
 
 
-#define FOREACH_RANK(sum, rk)                                                                   \
-  for (size_t ri_ = 0; ri_ < json_array_size(json_object_get(sum, "ranks")); ri_++)             \
-    if (((rk) = json_array_get(json_object_get(sum, "ranks"), ri_)) && !json_object_get(rk, "error"))
+/* The readable ranks of an array of rank objects. */
+#define FOREACH_RANK(ranks, rk)                                                                 \
+  for (size_t ri_ = 0; ri_ < json_array_size(ranks); ri_++)                                     \
+    if (((rk) = json_array_get(ranks, ri_)) && !json_object_get(rk, "error"))
 
 static json_t *real2(double v) { return isfinite(v) ? json_real(round(v * 100) / 100) : json_null(); }
 
+/* Whether a change is significant as JSON: a boolean, or null with the reason when the noise is
+ * not measured (unmeasured is that reason, NULL when it is measured). */
+static void set_significance(json_t *o, bool sig, const char *unmeasured) {
+  json_object_set_new(o, "significant", unmeasured ? json_null() : json_boolean(sig));
+  if (unmeasured) json_object_set_new(o, "significance_note", json_string(unmeasured));
+}
+
 /* One compared figure: means, spreads, change, and whether the change stands out of the noise. */
-static json_t *figure(const char *name, const char *unit, const stat *b, const stat *a) {
+static json_t *figure(const char *name, const char *unit, const stat *b, const stat *a, const char *unmeasured) {
   double mb = st_mean(b), ma = st_mean(a), noise = 2 * fmax(st_std(b), st_std(a));
   double d = ma - mb;
   /* shares move by rounding alone: half a point of the step is the smallest change worth a word */
   double floor = strchr(unit, '%') ? 0.5 : 0.01 * fabs(mb);
   bool sig = isfinite(d) && fabs(d) > noise && fabs(d) > floor;
-  json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "name", name, "unit", unit, "before",
+  json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "name", name, "unit", unit, "before",
                         real2(mb), "after", real2(ma), "before_std", real2(st_std(b)), "after_std",
                         real2(st_std(a)), "change", real2(d), "change_pct",
-                        isfinite(d) && mb != 0 ? real2(100 * d / mb) : json_null(), "significant", sig);
+                        isfinite(d) && mb != 0 ? real2(100 * d / mb) : json_null());
+  set_significance(o, sig, unmeasured);
   return o;
 }
 
@@ -64,18 +106,20 @@ static const struct {
 typedef struct {
   stat step_ms, share[NSHARES], mfu;
   double reserved, allocated;
-  int steps; /* per rank, the most seen */
+  int steps;     /* per rank, the most seen */
+  int steps_min; /* per rank, the fewest: the noise is measured when both sides have two or more */
   int ranks;
 } totals;
 
-static totals totals_of(const json_t *sum) {
+static totals totals_of(const json_t *ranks) {
   totals t = {0};
   t.reserved = t.allocated = NAN;
   const json_t *rk;
-  FOREACH_RANK(sum, rk) {
+  FOREACH_RANK(ranks, rk) {
     t.ranks++;
     const json_t *steps = json_object_get(rk, "steps");
     if ((int)json_array_size(steps) > t.steps) t.steps = (int)json_array_size(steps);
+    if (t.ranks == 1 || (int)json_array_size(steps) < t.steps_min) t.steps_min = (int)json_array_size(steps);
     size_t i;
     json_t *s;
     json_array_foreach(steps, i, s) {
@@ -119,41 +163,52 @@ static void op_key(pd_buf *b, const json_t *o) {
                 json_string_value(json_object_get(o, "dtype")) ? json_string_value(json_object_get(o, "dtype")) : "");
 }
 
+static void add_row(krows *k, const char *key, double us, double calls, double per, int side) {
+  krow *r = kr_get(k, key);
+  if (!isfinite(us) || !isfinite(calls)) return;
+  if (side == 0) r->b += us / per, r->cb += calls / per;
+  else r->a += us / per, r->ca += calls / per;
+}
+
+/* The job's kernel table (every kernel over all ranks, HTA's iterations), per step per rank. */
+static void collect_kernels(krows *k, const json_t *job, const totals *t, int side) {
+  const json_t *kt = json_object_get(job, "kernels");
+  long long its = tr_summary_int(kt, "iterations");
+  double per = (t->ranks ? t->ranks : 1) * (double)(its > 0 ? its : t->steps ? t->steps : 1);
+  size_t i;
+  json_t *o;
+  json_array_foreach(json_object_get(kt, "rows"), i, o) {
+    const char *name = json_string_value(json_object_get(o, "name"));
+    add_row(k, name ? name : "", tr_summary_num(o, "sum_us"), tr_summary_num(o, "count"), per, side);
+  }
+}
+
 /* side: 0 before, 1 after. kind: 0 ops, 1 kernels, 2 collectives. */
-static void collect(krows *k, const json_t *sum, const totals *t, int side, int kind) {
+static void collect(krows *k, const json_t *ranks, const json_t *job, const totals *t, int side, int kind) {
+  if (kind == 1) {
+    collect_kernels(k, job, t, side);
+    return;
+  }
+  double per = (t->ranks ? t->ranks : 1) * (double)(t->steps ? t->steps : 1);
   const json_t *rk;
-  FOREACH_RANK(sum, rk) {
-    /* HTA's kernel table covers its iterations (the last step dropped); the others every step */
-    size_t its = json_array_size(json_object_get(json_object_get(rk, "hta"), "iterations"));
-    double steps = kind == 1 && its ? (double)its : (double)(t->steps ? t->steps : 1);
-    double per = (t->ranks ? t->ranks : 1) * steps;
-    const json_t *rows = kind == 0   ? json_object_get(rk, "ops")
-                         : kind == 1 ? json_object_get(json_object_get(rk, "hta"), "top_kernels")
-                                     : json_object_get(rk, "collective_bandwidth");
+  FOREACH_RANK(ranks, rk) {
+    const json_t *rows = json_object_get(rk, kind == 0 ? "ops" : "collective_bandwidth");
     size_t i;
     json_t *o;
     json_array_foreach(rows, i, o) {
       pd_buf key = {0};
-      double us, calls;
+      double calls = tr_summary_num(o, "count"), us;
       if (kind == 0) {
         op_key(&key, o);
         calls = tr_summary_num(o, "calls");
         us = calls * tr_summary_num(o, "kernel_us_mean");
-      } else if (kind == 1) {
-        pd_buf_puts(&key, json_string_value(json_object_get(o, "name")) ? json_string_value(json_object_get(o, "name")) : "");
-        calls = tr_summary_num(o, "count");
-        us = tr_summary_num(o, "sum_us");
       } else {
         pd_buf_printf(&key, "%s %lld B, group %lld", json_string_value(json_object_get(o, "collective")),
                       tr_summary_int(o, "bytes"), tr_summary_int(o, "group_size"));
-        calls = tr_summary_num(o, "count");
         us = calls * tr_summary_num(o, "time_us_mean");
       }
-      krow *r = kr_get(k, key.data ? key.data : "");
+      add_row(k, key.data ? key.data : "", us, calls, per, side);
       pd_buf_free(&key);
-      if (!isfinite(us) || !isfinite(calls)) continue;
-      if (side == 0) r->b += us / per, r->cb += calls / per;
-      else r->a += us / per, r->ca += calls / per;
     }
   }
 }
@@ -163,18 +218,21 @@ static int by_change(const void *x, const void *y) {
   return a < b ? 1 : a > b ? -1 : strcmp(((const krow *)x)->key, ((const krow *)y)->key);
 }
 
-/* The rows that changed most (at most 15), each marked significant against the step's noise. */
-static json_t *top_changes(krows *k, double noise_us) {
+/* Every row that changed, largest change first, each marked significant against the step's noise
+ * (unmeasured: why it cannot be). */
+static json_t *changes(krows *k, double noise_us, const char *unmeasured) {
   if (k->n) qsort(k->v, k->n, sizeof *k->v, by_change);
   json_t *out = json_array();
   for (size_t i = 0; i < k->n; i++) {
     krow *r = &k->v[i];
     double d = r->a - r->b;
-    if (i < 15 && d != 0)
-      json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:b}", "name", r->key, "before_us_per_step",
-                                           real2(r->b), "after_us_per_step", real2(r->a), "change_us_per_step",
-                                           real2(d), "calls_before", real2(r->cb), "calls_after", real2(r->ca),
-                                           "significant", fabs(d) > noise_us));
+    if (d != 0) {
+      json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "name", r->key, "before_us_per_step", real2(r->b),
+                            "after_us_per_step", real2(r->a), "change_us_per_step", real2(d), "calls_before",
+                            real2(r->cb), "calls_after", real2(r->ca));
+      set_significance(o, fabs(d) > noise_us, unmeasured);
+      json_array_append_new(out, o);
+    }
     free(r->key);
   }
   free(k->v);
@@ -191,31 +249,65 @@ static json_t *memory_delta(const totals *b, const totals *a) {
   return m;
 }
 
+/* {"rule", "measured", "reason", "steps_before", "steps_after", "ranks_before", "ranks_after",
+ * "step_noise_us"}: the noise is measured when every rank on both sides has two steps or more. */
+static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, const char *unmeasured) {
+  json_t *o = json_object();
+  json_object_set_new(o, "rule", json_string(MSG[M_RULE]));
+  json_object_set_new(o, "measured", json_boolean(!unmeasured));
+  json_object_set_new(o, "reason", unmeasured ? json_string(unmeasured) : json_null());
+  json_object_set_new(o, "steps_before", json_integer(tb->steps_min));
+  json_object_set_new(o, "steps_after", json_integer(ta->steps_min));
+  json_object_set_new(o, "ranks_before", json_integer(tb->ranks));
+  json_object_set_new(o, "ranks_after", json_integer(ta->ranks));
+  json_object_set_new(o, "step_noise_us", unmeasured ? json_null() : real2(noise_us));
+  return o;
+}
+
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path) {
   const json_t *jb = tr_summary_job(before), *ja = tr_summary_job(after);
-  totals tb = totals_of(jb), ta = totals_of(ja);
+  json_t *rb = tr_summary_job_ranks(before), *ra = tr_summary_job_ranks(after);
+  totals tb = totals_of(rb), ta = totals_of(ra);
+  char why[96] = "";
+  if (tb.steps_min < 2 || ta.steps_min < 2) {
+    if (tb.steps_min == ta.steps_min)
+      snprintf(why, sizeof why, MSG[M_NOT_MEASURED_SAME], tb.steps_min, tb.steps_min == 1 ? "" : "s");
+    else
+      snprintf(why, sizeof why, MSG[M_NOT_MEASURED], tb.steps_min, tb.steps_min == 1 ? "" : "s", ta.steps_min);
+  }
+  const char *unmeasured = why[0] ? why : NULL;
   json_t *d = json_object();
   json_object_set_new(d, "before_path", json_string(before_path));
   json_object_set_new(d, "after_path", json_string(after_path));
-  json_object_set_new(d, "step", figure("step time", "ms", &tb.step_ms, &ta.step_ms));
+  json_object_set_new(d, "step", figure("step time", "ms", &tb.step_ms, &ta.step_ms, unmeasured));
   json_t *sh = json_array();
-  for (size_t k = 0; k < NSHARES; k++) json_array_append_new(sh, figure(shares[k].label, "% of the step", &tb.share[k], &ta.share[k]));
+  for (size_t k = 0; k < NSHARES; k++)
+    json_array_append_new(sh, figure(shares[k].label, "% of the step", &tb.share[k], &ta.share[k], unmeasured));
   json_object_set_new(d, "shares", sh);
-  json_object_set_new(d, "mfu", figure("MFU", "%", &tb.mfu, &ta.mfu));
+  json_object_set_new(d, "mfu", figure("MFU", "%", &tb.mfu, &ta.mfu, unmeasured));
   json_object_set_new(d, "memory", memory_delta(&tb, &ta));
   double noise_us = 2000 * fmax(st_std(&tb.step_ms), st_std(&ta.step_ms));
   static const char *const kinds[3] = {"ops", "kernels", "collectives"};
   for (int kind = 0; kind < 3; kind++) {
     krows k = {0};
-    collect(&k, jb, &tb, 0, kind);
-    collect(&k, ja, &ta, 1, kind);
-    json_object_set_new(d, kinds[kind], top_changes(&k, noise_us));
+    collect(&k, rb, jb, &tb, 0, kind);
+    collect(&k, ra, ja, &ta, 1, kind);
+    json_object_set_new(d, kinds[kind], changes(&k, noise_us, unmeasured));
   }
-  json_object_set_new(d, "noise",
-                      json_pack("{s:s, s:o}", "rule", "a change is significant when larger than twice the larger "
-                                "step-to-step standard deviation (and 1 % of the figure, half a point for shares)",
-                                "step_noise_us", real2(noise_us)));
+  json_object_set_new(d, "noise", noise_json(&tb, &ta, noise_us, unmeasured));
+  json_decref(rb);
+  json_decref(ra);
   return json_pack("{s:O, s:O, s:o}", "before", before, "after", after, "delta", d);
+}
+
+/* The significance cell: yes, within noise (or no for a row), or why it cannot be said. */
+static const char *sig_cell(const json_t *o, bool row) {
+  const json_t *s = json_object_get(o, "significant");
+  if (json_is_null(s) || !s) {
+    const char *why = json_string_value(json_object_get(o, "significance_note"));
+    return why ? why : "—";
+  }
+  return json_is_true(s) ? MSG[M_CELL_SIGNIFICANT] : row ? MSG[M_CELL_ROW_NO] : MSG[M_CELL_WITHIN];
 }
 
 static void fig_md(pd_buf *b, const json_t *f) {
@@ -235,33 +327,78 @@ static void fig_md(pd_buf *b, const json_t *f) {
   if (isfinite(c)) pd_buf_printf(b, " %+.2f %s", c, strstr(unit, "%") ? "pts" : unit);
   else pd_buf_puts(b, " —");
   if (isfinite(cp) && !strstr(unit, "%")) pd_buf_printf(b, " (%+.1f %%)", cp);
-  pd_buf_printf(b, " | %s |\n", json_is_true(json_object_get(f, "significant")) ? "**yes**" : "within noise");
+  pd_buf_printf(b, " | %s |\n", isfinite(c) ? sig_cell(f, false) : "");
 }
 
-static void rows_md(pd_buf *b, const char *title, const json_t *rows) {
+#define ROWS_SHOWN 10
+
+/* The rows that changed most, names shortened (kernels: as profiler users write them, unique in
+ * the table; others cut), the rest in one "… N more" row. */
+static void rows_md(pd_buf *b, const char *title, const json_t *rows, bool kernels) {
   pd_buf_printf(b, "\n### %s that changed most (µs per step per rank)\n\n", title);
   if (!json_array_size(rows)) {
     pd_buf_puts(b, "No change.\n");
     return;
   }
   pd_buf_puts(b, "| Name | Before | After | Change | Beyond noise |\n|---|---|---|---|---|\n");
+  size_t k = json_array_size(rows) < ROWS_SHOWN ? json_array_size(rows) : ROWS_SHOWN;
+  const char *names[ROWS_SHOWN];
+  for (size_t i = 0; i < k; i++) {
+    names[i] = json_string_value(json_object_get(json_array_get(rows, i), "name"));
+    if (!names[i]) names[i] = "";
+  }
+  char **shown = kernels ? tr_kname_table(names, k) : NULL;
   size_t i;
   json_t *r;
+  double all = 0, rest = 0;
   json_array_foreach(rows, i, r) {
-    if (i >= 10) break;
-    pd_buf_printf(b, "| `%s` | %.1f | %.1f | %+.1f | %s |\n", json_string_value(json_object_get(r, "name")),
-                  tr_summary_num(r, "before_us_per_step"), tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"),
-                  json_is_true(json_object_get(r, "significant")) ? "**yes**" : "no");
+    double c = fabs(tr_summary_num(r, "change_us_per_step"));
+    all += isfinite(c) ? c : 0;
+    if (i >= k) {
+      rest += isfinite(c) ? c : 0;
+      continue;
+    }
+    char *name = shown ? pd_xstrdup(shown[i]) : tr_kname_cap(names[i], TR_KNAME_MAX);
+    pd_buf_puts(b, "| ");
+    tr_kname_md_code(b, name);
+    pd_buf_printf(b, " | %.1f | %.1f | %+.1f | %s |\n", tr_summary_num(r, "before_us_per_step"),
+                  tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"), sig_cell(r, true));
+    free(name);
   }
+  if (json_array_size(rows) > k) pd_buf_printf(b, MSG[M_MORE], json_array_size(rows) - k, all > 0 ? 100 * rest / all : 0);
+  tr_kname_table_free(shown, k);
+}
+
+static void side_md(pd_buf *b, const char *label, const json_t *cmp, const char *side) {
+  const json_t *d = json_object_get(cmp, "delta"), *noise = json_object_get(d, "noise");
+  char key[32];
+  snprintf(key, sizeof key, "%s_path", side);
+  const char *path = json_string_value(json_object_get(d, key));
+  snprintf(key, sizeof key, "steps_%s", side);
+  int steps = (int)tr_summary_int(noise, key);
+  snprintf(key, sizeof key, "ranks_%s", side);
+  int ranks = (int)tr_summary_int(noise, key);
+  json_t *rks = tr_summary_job_ranks(json_object_get(cmp, side));
+  const json_t *st = json_array_get(json_object_get(json_array_get(rks, 0), "steps"), 0);
+  bool whole = steps == 1 && st && json_is_null(json_object_get(st, "step"));
+  json_decref(rks);
+  if (whole)
+    pd_buf_printf(b, MSG[M_SIDE_WHOLE], label, path, ranks, ranks == 1 ? "" : "s");
+  else
+    pd_buf_printf(b, MSG[M_SIDE], label, path, steps, steps == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s");
 }
 
 char *tr_compare_md(const json_t *cmp) {
-  const json_t *d = json_object_get(cmp, "delta");
+  const json_t *d = json_object_get(cmp, "delta"), *noise = json_object_get(d, "noise");
   pd_buf b = {0};
-  pd_buf_printf(&b, "# Trace comparison\n\n- Before: `%s`\n- After: `%s`\n- %s (step noise %.0f µs).\n\n",
-                json_string_value(json_object_get(d, "before_path")), json_string_value(json_object_get(d, "after_path")),
-                json_string_value(json_object_get(json_object_get(d, "noise"), "rule")),
-                tr_summary_num(json_object_get(d, "noise"), "step_noise_us"));
+  pd_buf_puts(&b, "# Trace comparison\n\n");
+  side_md(&b, "Before", cmp, "before");
+  side_md(&b, "After", cmp, "after");
+  if (json_is_true(json_object_get(noise, "measured")))
+    pd_buf_printf(&b, MSG[M_HEAD_MEASURED], json_string_value(json_object_get(noise, "rule")),
+                  tr_summary_num(noise, "step_noise_us"));
+  else
+    pd_buf_printf(&b, MSG[M_HEAD_UNMEASURED], json_string_value(json_object_get(noise, "reason")));
   pd_buf_puts(&b, "| Figure | Before (mean ± sd over steps) | After | Change | Significant |\n|---|---|---|---|---|\n");
   fig_md(&b, json_object_get(d, "step"));
   size_t i;
@@ -278,9 +415,9 @@ char *tr_compare_md(const json_t *cmp) {
     if (isfinite(av - bv)) pd_buf_printf(&b, " %+.2f GiB | exact (peaks) |\n", av - bv);
     else pd_buf_puts(&b, " — | |\n");
   }
-  rows_md(&b, "Ops (by name, shape, dtype)", json_object_get(d, "ops"));
-  rows_md(&b, "Kernels (HTA top kernels)", json_object_get(d, "kernels"));
-  rows_md(&b, "Collectives", json_object_get(d, "collectives"));
+  rows_md(&b, "Ops (by name, shape, dtype)", json_object_get(d, "ops"), false);
+  rows_md(&b, "Kernels (HTA's kernel table, all ranks)", json_object_get(d, "kernels"), true);
+  rows_md(&b, "Collectives", json_object_get(d, "collectives"), false);
   return pd_buf_take(&b);
 }
 

@@ -6,7 +6,10 @@
  * kernels (by name) and the collectives (by kind, size and group). Each figure carries its
  * step-to-step spread (the standard deviation over every rank's profiled steps), and a change
  * is called significant only when it exceeds twice the larger spread and 1 % of the figure,
- * so noise is not reported as change. A multi-job summary contributes its first job. */
+ * so noise is not reported as change. The spread is measured only when every rank on both sides
+ * has two profiled steps or more; otherwise no change is called significant ("significant":
+ * null with "significance_note": "noise not measured (1 step)") and the changes are shown as
+ * they are. A multi-job summary contributes its first job. */
 #ifndef PD_TRACE_COMPARE_H
 #define PD_TRACE_COMPARE_H
 
@@ -14,9 +17,10 @@
 
 #include "trace/trace.h"
 
-/* {"before": <summary>, "after": <summary>, "delta": {"step": {...}, "shares": [...], "mfu_pct",
- * "memory": [...], "ops": [...], "kernels": [...], "collectives": [...]}} (new reference; the
- * summaries are referenced, not copied). */
+/* {"before": <summary>, "after": <summary>, "delta": {"step": {...}, "shares": [...], "mfu",
+ * "memory": [...], "ops": [...], "kernels": [...], "collectives": [...], "noise": {...}}} (new
+ * reference; the summaries are referenced, not copied; the shape is docs/trace.schema.json's
+ * `comparison`). Rows are every one that changed, largest change first, under full names. */
 json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path);
 
 /* The comparison of the traces at two paths (files or folders), summarised with opts (svg not
@@ -24,7 +28,8 @@ json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const
  * not be read on both sides. */
 json_t *tr_compare_paths(const char *before, const char *after, const tr_options *opts, int *n_failed, char **err);
 
-/* The comparison as markdown (caller frees). */
+/* The comparison as markdown (caller frees): the steps of each side, the figures, and the rows
+ * that changed most (kernel names shortened, the rest summed in a "… N more" line). */
 char *tr_compare_md(const json_t *cmp);
 
 #endif

@@ -7,10 +7,13 @@
 
 #include "trace/bw.h"
 #include "trace/flops.h"
+#include "trace/kname.h"
+#include "trace/ktab.h"
 #include "base/path.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-#define TOP_OPS 50
+#define MD_OPS 8   /* rows of the ops table; the JSON has every one */
+#define MD_BW 10   /* rows of the bandwidth table */
 
 static double pct(double a, double b) { return b > 0 ? 100.0 * a / b : 0; }
 
@@ -197,7 +200,7 @@ void tr_eff_rank_json(json_t *o, const tr_rank *r) {
   json_object_set_new(o, "memory", memory_json(r));
   json_object_set_new(o, "flops", flops_json(r, &t));
   json_t *ops = json_array();
-  for (size_t i = 0; i < r->ops.n_rows && i < TOP_OPS; i++) json_array_append_new(ops, op_json(&r->ops.rows[i], t.window_us));
+  for (size_t i = 0; i < r->ops.n_rows; i++) json_array_append_new(ops, op_json(&r->ops.rows[i], t.window_us));
   json_object_set_new(o, "ops", ops);
   json_object_set_new(o, "ops_total", json_integer((json_int_t)r->ops.n_rows));
   tr_bw_rows rows = {0};
@@ -252,10 +255,15 @@ static void md_memory_row(pd_buf *b, const tr_report *rep, const tr_rank *r) {
   char when[64] = "outside the steps";
   if (r->n_steps == 1 && r->steps[0].step < 0) snprintf(when, sizeof when, "no ProfilerStep markers");
   if (r->mem_at_step >= 0) snprintf(when, sizeof when, "step #%ld", r->mem_at_step);
-  char *op = r->mem_at_op ? tr_eff_short_name(r->mem_at_op, 60) : NULL;
-  pd_buf_printf(b, " | %s, ts %.3f µs | %s%s%s |\n", when, (double)m->at_ns / 1000.0, op ? "`" : "",
-                op ? op : r->mem_at_op_why, op ? "`" : "");
-  free(op);
+  pd_buf_printf(b, " | %s, ts %.3f µs | ", when, (double)m->at_ns / 1000.0);
+  if (r->mem_at_op) {
+    char *op = tr_kname_cap(r->mem_at_op, 60);
+    tr_kname_md_code(b, op);
+    free(op);
+  } else {
+    pd_buf_puts(b, r->mem_at_op_why);
+  }
+  pd_buf_puts(b, " |\n");
   free(l);
   free(pa);
   free(pr);
@@ -356,7 +364,12 @@ static void shape_text(char *buf, size_t n, const tr_fl *f) {
 static void md_top_ops(pd_buf *b, const tr_report *rep, const tr_rank *r) {
   if (!r->ops.n_rows) return;
   char *l = rank_name(rep, r);
-  size_t k = r->ops.n_rows < 8 ? r->ops.n_rows : 8;
+  size_t k = r->ops.n_rows < MD_OPS ? r->ops.n_rows : MD_OPS;
+  double rest = 0, all = 0;
+  for (size_t i = 0; i < r->ops.n_rows; i++) {
+    all += r->ops.rows[i].kernel_us;
+    if (i >= k) rest += r->ops.rows[i].kernel_us;
+  }
   pd_buf_printf(b, "\nModelled ops by kernel time, %s (%zu of %zu (op, shape) rows; all in the JSON):\n\n"
                    "| op | shape | dtype | calls | GFLOP per call | mean kernel µs | TFLOP/s | of peak |\n"
                    "|---|---|---|---|---|---|---|---|\n", l, k, r->ops.n_rows);
@@ -371,9 +384,14 @@ static void md_top_ops(pd_buf *b, const tr_report *rep, const tr_rank *r) {
       snprintf(rate, sizeof rate, "%.2f", tf);
       if (!isnan(peak) && peak > 0) snprintf(ofp, sizeof ofp, "%.1f %%", pct(tf, peak));
     }
-    pd_buf_printf(b, "| `%s` | %s | %s | %ld | %.4g | %s | %s | %s |\n", o->name, sh, o->model.dtype, o->calls,
-                  o->model.flops / 1e9, mean, rate, ofp);
+    char *name = tr_kname_cap(o->name, TR_KNAME_MAX);
+    pd_buf_puts(b, "| ");
+    tr_kname_md_code(b, name);
+    free(name);
+    pd_buf_printf(b, " | %s | %s | %ld | %.4g | %s | %s | %s |\n", sh, o->model.dtype, o->calls, o->model.flops / 1e9, mean,
+                  rate, ofp);
   }
+  tr_ktab_more_row(b, r->ops.n_rows - k, all > 0 ? 100.0 * rest / all : 0, 8);
   free(l);
 }
 
@@ -422,7 +440,12 @@ static void md_bandwidth(pd_buf *b, const tr_report *rep) {
                    "|---|---|---|---|---|---|---|---|\n",
                 x->bw_matched ? "the shortest rank's kernel of each matched instance, i.e. without waiting for peers"
                               : "each rank's own kernel, so waiting for peers is included and the figures are lower bounds");
-  size_t k = x->bw.n < 10 ? x->bw.n : 10;
+  size_t k = x->bw.n < MD_BW ? x->bw.n : MD_BW;
+  double rest = 0, all = 0;
+  for (size_t i = 0; i < x->bw.n; i++) {
+    all += x->bw.v[i].time_us;
+    if (i >= k) rest += x->bw.v[i].time_us;
+  }
   for (size_t i = 0; i < k; i++) {
     const tr_bw_row *w = &x->bw.v[i];
     double link = r0 && r0->device ? r0->device->link_gbps : NAN;
@@ -431,9 +454,12 @@ static void md_bandwidth(pd_buf *b, const tr_report *rep) {
     if (isnan(link) || isnan(w->busbw_gbps)) snprintf(of, sizeof of, "not compared (link not known)");
     else if (r0->node_devices > 0 && w->group > r0->node_devices) snprintf(of, sizeof of, "spans nodes: not compared");
     else snprintf(of, sizeof of, "%.1f %% of %.0f GB/s%s", pct(w->busbw_gbps, link), link, r0->node_devices ? "" : " (one node assumed)");
-    pd_buf_printf(b, "| %s | %.2f MiB | %s | %ld | %.1f | %.2f | %.2f | %s |\n", w->what, (double)w->bytes / (1024.0 * 1024.0), grp,
-                  w->count, w->time_us / (double)w->count, w->algbw_gbps, w->busbw_gbps, of);
+    char *what = tr_kname_cap(w->what, TR_KNAME_MAX);
+    pd_buf_printf(b, "| %s | %.2f MiB | %s | %ld | %.1f | %.2f | %.2f | %s |\n", what, (double)w->bytes / (1024.0 * 1024.0),
+                  grp, w->count, w->time_us / (double)w->count, w->algbw_gbps, w->busbw_gbps, of);
+    free(what);
   }
+  tr_ktab_more_row(b, x->bw.n - k, all > 0 ? 100.0 * rest / all : 0, 8);
 }
 
 void tr_eff_md(pd_buf *b, const tr_report *rep) {
@@ -517,37 +543,4 @@ void tr_eff_hypotheses(const tr_report *rep, void (*add)(void *ctx, char *s), vo
       hyp_memory(rep, rep->ranks[i], add, ctx);
     }
   hyp_bandwidth(rep, add, ctx);
-}
-
-/* ---- names ---- */
-
-char *tr_eff_short_name(const char *name, size_t max) {
-  size_t n = strlen(name);
-  if (n <= max) return pd_xstrdup(name);
-  /* keep the text up to the last boundary (after "<", "(" or ", ") that fits, then close
-   * what is open there */
-  char stack[64];
-  int depth = 0, cut_depth = 0;
-  size_t cut = 0;
-  char cut_stack[64];
-  for (size_t i = 0; i < n && i < max; i++) {
-    char c = name[i];
-    if ((c == '<' || c == '(' || c == '[') && depth < 64) stack[depth++] = c == '<' ? '>' : c == '(' ? ')' : ']';
-    else if ((c == '>' || c == ')' || c == ']') && depth > 0) depth--;
-    if (c == '<' || c == '(' || c == '[' || (c == ',' && i + 1 < n && name[i + 1] == ' ')) {
-      cut = c == ',' ? i + 1 : i + 1;
-      cut_depth = depth;
-      memcpy(cut_stack, stack, (size_t)depth);
-    }
-  }
-  if (!cut) { /* no bracket or argument boundary: the last word boundary */
-    for (size_t i = max; i > max / 2 && !cut; i--)
-      if (name[i - 1] == '_' || name[i - 1] == ':' || name[i - 1] == ' ') cut = i;
-    if (!cut) cut = max;
-  }
-  pd_buf b = {0};
-  pd_buf_append(&b, name, cut);
-  pd_buf_puts(&b, cut_depth ? (name[cut - 1] == ',' ? " …" : "…") : "…");
-  for (int d = cut_depth - 1; d >= 0; d--) pd_buf_putc(&b, cut_stack[d]);
-  return pd_buf_take(&b);
 }

@@ -18,8 +18,5 @@ json_t *tr_eff_bw_json(const tr_report *rep);
 void tr_eff_md(pd_buf *b, const tr_report *rep);
 /* Hypotheses from the efficiency figures; each string is handed to add (which owns it). */
 void tr_eff_hypotheses(const tr_report *rep, void (*add)(void *ctx, char *s), void *ctx);
-/* A kernel or op name shortened for a table: whole when it fits in `max` bytes, else cut at a
- * template / argument boundary with its brackets closed ("f<4, …>(…)"). Fresh string. */
-char *tr_eff_short_name(const char *name, size_t max);
 
 #endif

@@ -8,6 +8,8 @@
 #include "base/alloc.h"
 #include "base/path.h"
 #include "trace/effsum.h"
+#include "trace/kname.h"
+#include "trace/ktab.h"
 
 #ifndef PD_VERSION
 #define PD_VERSION "dev"
@@ -452,6 +454,17 @@ const json_t *tr_summary_job(const json_t *summary) {
   return json_is_array(jobs) && json_array_size(jobs) ? json_array_get(jobs, 0) : summary;
 }
 
+json_t *tr_summary_job_ranks(const json_t *summary) {
+  const json_t *jobs = json_object_get(summary, "jobs");
+  json_int_t id = json_array_size(jobs) ? json_integer_value(json_object_get(json_array_get(jobs, 0), "id")) : -1;
+  json_t *out = json_array();
+  size_t i;
+  json_t *rk;
+  json_array_foreach(json_object_get(summary, "ranks"), i, rk)
+    if (id < 0 || json_integer_value(json_object_get(rk, "job")) == id) json_array_append(out, rk);
+  return out;
+}
+
 char *tr_summary_dump(const json_t *doc) {
   char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) : NULL;
   char *out = pd_xstrdup(s ? s : "{}");
@@ -502,6 +515,10 @@ json_t *tr_summary_json_value(const tr_report *rep) {
     json_object_set_new(kto, TYPE_NAMES[m], e);
   }
   json_object_set_new(root, "kernel_types_all_ranks", kto);
+  tr_ktab kernels;
+  tr_ktab_build(rep, &kernels);
+  json_object_set_new(root, "kernels", tr_ktab_json(&kernels));
+  tr_ktab_free(&kernels);
 
   json_t *cross = json_object();
   json_t *cj = json_object();
@@ -721,12 +738,18 @@ static void md_hta(pd_buf *b, const tr_report *rep) {
                   h->launch_n, h->launch_median_delay_us, h->launch_delay_over_100, h->launch_cpu_over_50);
     if (h->n_kernel_stats) {
       const tr_kernel_stat *k = &h->kernels[0];
-      char *kn = tr_eff_short_name(k->name, 100);
-      pd_buf_printf(b, " Top kernel: `%s` (%s) %.0f µs in %ld calls.", kn, class_name(k->cls), k->sum_us, k->count);
+      char *kn = tr_kname_short(k->name, TR_KNAME_COMPACT);
+      pd_buf_puts(b, " Top kernel: ");
+      tr_kname_md_code(b, kn);
+      pd_buf_printf(b, " (%s) %.0f µs in %ld calls.", class_name(k->cls), k->sum_us, k->count);
       free(kn);
     }
     pd_buf_puts(b, "\n");
   }
+  tr_ktab kernels;
+  tr_ktab_build(rep, &kernels);
+  tr_ktab_md(b, &kernels, 10);
+  tr_ktab_free(&kernels);
 
 }
 

@@ -32,6 +32,10 @@ char *tr_summary_dump(const json_t *doc);
 double tr_summary_num(const json_t *o, const char *key);
 long long tr_summary_int(const json_t *o, const char *key);
 const json_t *tr_summary_job(const json_t *summary);
+/* The rank objects of that job (new reference to a fresh array): the summary's ranks, or those
+ * of its first job in a folder of several (the job objects list rank numbers; the ranks say their
+ * job). */
+json_t *tr_summary_job_ranks(const json_t *summary);
 
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "trace/kname.h"
 #include "trace/summary.h"
 
 #define W 960
@@ -31,6 +32,44 @@ static const struct {
 static long rank_no(const json_t *rk, size_t i) {
   const json_t *r = json_object_get(rk, "rank");
   return json_is_integer(r) ? (long)json_integer_value(r) : (long)i;
+}
+
+/* Appends text with XML's special characters escaped. */
+static void xml_text(pd_buf *b, const char *s) {
+  for (; *s; s++) {
+    if (*s == '<') pd_buf_puts(b, "&lt;");
+    else if (*s == '>') pd_buf_puts(b, "&gt;");
+    else if (*s == '&') pd_buf_puts(b, "&amp;");
+    else if (*s == '"') pd_buf_puts(b, "&quot;");
+    else pd_buf_putc(b, *s);
+  }
+}
+
+#define TITLE_KERNELS 3
+
+/* A rank label's hover: its longest kernels by total time, under short names. */
+static void rank_title(pd_buf *b, const json_t *rk, long rank) {
+  const json_t *top = json_object_get(json_object_get(rk, "hta"), "top_kernels");
+  size_t k = json_array_size(top) < TITLE_KERNELS ? json_array_size(top) : TITLE_KERNELS;
+  pd_buf_printf(b, "<title>rank %ld", rank);
+  if (!k) {
+    pd_buf_puts(b, "</title>");
+    return;
+  }
+  const char *names[TITLE_KERNELS];
+  for (size_t i = 0; i < k; i++) {
+    names[i] = json_string_value(json_object_get(json_array_get(top, i), "name"));
+    if (!names[i]) names[i] = "";
+  }
+  char **shown = tr_kname_table(names, k);
+  pd_buf_puts(b, ", longest kernels:");
+  for (size_t i = 0; i < k; i++) {
+    pd_buf_puts(b, i ? "; " : " ");
+    xml_text(b, shown[i]);
+    pd_buf_printf(b, " %.2f ms", tr_summary_num(json_array_get(top, i), "sum_us") / 1000);
+  }
+  pd_buf_puts(b, "</title>");
+  tr_kname_table_free(shown, k);
 }
 
 /* A "nice" tick step for a range: 1, 2 or 5 times a power of ten, about 6 ticks. */
@@ -76,8 +115,10 @@ static double bars(pd_buf *b, const json_t *ranks, size_t n, double y) {
   double scale = (W - LEFT - RIGHT) / max;
   for (size_t i = 0; i < n; i++, y += ROW + 4) {
     const json_t *rk = json_array_get(ranks, i);
-    pd_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">rank %ld</text>\n", LEFT - 6,
+    pd_buf_printf(b, "<text class=\"rank\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">rank %ld", LEFT - 6,
                   y + ROW - 5, rank_no(rk, i));
+    rank_title(b, rk, rank_no(rk, i));
+    pd_buf_puts(b, "</text>\n");
     double x = LEFT;
     size_t si;
     json_t *s;
@@ -175,16 +216,17 @@ static double heat(pd_buf *b, const json_t *ranks, size_t n, double y) {
 }
 
 char *tr_svg(const json_t *summary) {
-  summary = tr_summary_job(summary);
+  json_t *all = tr_summary_job_ranks(summary);
   /* the readable ranks, at most MAX_RANKS */
   json_t *ranks = json_array();
   size_t i, total = 0;
   json_t *rk;
-  json_array_foreach(json_object_get(summary, "ranks"), i, rk) {
+  json_array_foreach(all, i, rk) {
     if (json_object_get(rk, "error")) continue;
     total++;
     if (json_array_size(ranks) < MAX_RANKS) json_array_append(ranks, rk);
   }
+  json_decref(all);
   size_t n = json_array_size(ranks);
   pd_buf body = {0};
   double y = 24;

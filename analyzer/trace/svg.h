@@ -5,7 +5,8 @@
  * memory per rank when memory events exist (GiB); and per step a heat row of the ranks' compute
  * time (light = the fastest rank, dark = the slowest: the spread a straggler leaves). Every bar
  * segment is a <rect class="seg" data-rank data-step data-kind>, so tests and scripts can read
- * the picture back. A multi-job summary draws its first job. */
+ * the picture back; each rank's label (<text class="rank">) has a hover naming its longest
+ * kernels under short names (trace/kname.h). A multi-job summary draws its first job. */
 #ifndef PD_TRACE_SVG_H
 #define PD_TRACE_SVG_H
 

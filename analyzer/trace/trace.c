@@ -99,6 +99,7 @@ static json_t *jobs_document(const char *path, tr_rank **all, size_t n, const tr
   json_object_set_new(root, "jobs", jobs);
   json_object_set_new(root, "ranks", ranks);
   json_object_set_new(root, "cross_rank", json_null());
+  json_object_set_new(root, "kernels", json_null());
   json_object_set_new(root, "hypotheses", json_array());
   free(warn);
   return root;
@@ -167,6 +168,7 @@ static void summarize_jobs(const char *path, tr_rank **all, size_t n, const int 
       json_object_set_new(e, "files", files);
       json_object_set_new(e, "ranks", rk);
       json_object_set(e, "cross_rank", json_object_get(doc, "cross_rank"));
+      json_object_set(e, "kernels", json_object_get(doc, "kernels"));
       json_object_set(e, "hypotheses", json_object_get(doc, "hypotheses"));
       size_t t;
       json_t *ro;

@@ -177,6 +177,26 @@ def flags_corpus():
         put(d, "cat-slice-%d" % k, b"\x00" + json.dumps(doc, ensure_ascii=False).encode())
 
 
+def kname_corpus():
+    """Kernel names from the vendored traces, eight a seed: every 24th distinct name in order, the
+    mangled ones, the longest ones."""
+    names = set()
+    gpu = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
+    for f in sorted(glob.glob(os.path.join(TESTS, "fixtures/traces/*/*.json.gz")) +
+                    glob.glob(os.path.join(TESTS, "fixtures/traces/*/*/*.json.gz"))):
+        d = json.load(gzip.open(f, "rt"))
+        for e in d if isinstance(d, list) else d.get("traceEvents", []):
+            if isinstance(e, dict) and e.get("cat") in gpu and isinstance(e.get("name"), str):
+                names.add(e["name"])
+    names = sorted(names)
+    d = out_dir("kname")
+    picks = [names[i::24] for i in range(0, 24, 3)]
+    picks.append([n for n in names if n.startswith("_Z")])
+    picks.append(sorted(names, key=lambda n: (-len(n), n))[:8])
+    for i, p in enumerate(picks):
+        put(d, "names-%02d" % i, "\n".join(p[:8]))
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--traces", default=os.path.join(ROOT, "tests/fixtures/traces/hta"))
@@ -187,6 +207,7 @@ if __name__ == "__main__":
     trace_corpus(a.traces)
     rules_corpus()
     flags_corpus()
+    kname_corpus()
     for t in sorted(os.listdir(os.path.join(HERE, "corpus"))):
         files = glob.glob(os.path.join(HERE, "corpus", t, "*"))
         print("%-7s %3d seeds, %7d bytes" % (t, len(files), sum(os.path.getsize(f) for f in files)))

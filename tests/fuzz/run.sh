@@ -5,7 +5,7 @@
 #   tests/fuzz/run.sh SECONDS [BUILD_DIR] [TARGET...]
 #
 # BUILD_DIR is a clang build with -DPD_FUZZ=ON (default: build-fuzz next to the sources).
-# TARGETs default to all (lsp script edit trace rules partial). Findings (crash-*, leak-*, timeout-*)
+# TARGETs default to all (lsp script edit trace rules partial kname). Findings (crash-*, leak-*, timeout-*)
 # and the log of each run are kept in $PD_FUZZ_OUT (default BUILD_DIR/fuzz-out/<target>).
 # Extra libFuzzer flags can be passed in $PD_FUZZ_FLAGS (e.g. "-jobs=2 -workers=2").
 set -u
@@ -14,7 +14,7 @@ secs=${1:-30}
 build=${2:-$here/../../build-fuzz}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] && shift
-targets=${*:-lsp script edit trace rules partial}
+targets=${*:-lsp script edit trace rules partial kname}
 status=0
 for t in $targets; do
   bin=$build/fuzz_$t

@@ -29,7 +29,7 @@ if(PD_FUZZ)
     endif()
   endforeach()
 
-  set(PD_FUZZ_TARGETS lsp script edit trace rules partial flags)
+  set(PD_FUZZ_TARGETS lsp script edit trace rules partial flags kname)
   foreach(_t ${PD_FUZZ_TARGETS})
     add_executable(fuzz_${_t} ${CMAKE_CURRENT_LIST_DIR}/fuzz_${_t}.c)
     target_compile_definitions(fuzz_${_t} PRIVATE _GNU_SOURCE)

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """trace --compare and trace --svg, through the binary.
 
-usage: test_compare_svg.py PERF_DOCTOR SYNTH_DIR TRACELENS_FIXTURES WORK_DIR
+usage: test_compare_svg.py PERF_DOCTOR SYNTH_DIR TRACELENS_FIXTURES WORK_DIR [HTA_FIXTURES]
 
 --compare: a trace against itself changes nothing; against a copy where every time is 1.5x
 (the same run, uniformly slower) the step time grows by exactly 50 % and is significant, the
 shares do not move (within noise), every kernel and op grows by half its time; before/after are
-the very objects `trace --format json` prints. --svg: well-formed XML with one segment per
+the very objects `trace --format json` prints. Two one-step traces (TraceLens's H100 and MI300
+runs of one model): nothing is called significant, every figure and row says "noise not measured
+(1 step)", the changes are still shown. HTA's trace-diff pair (six steps each): the noise is
+measured and the shares that moved in every step (compute up, launch-bound idle down) are
+significant while the noisy step time is not. Every comparison validates against
+docs/trace.schema.json's `comparison`. A folder of two runs: --compare and --svg read the ranks of
+its first job. --svg: well-formed XML with one segment per
 (rank, step, kind) that the summary has time for, labelled axes, memory lines only when memory
 was recorded."""
 import copy
@@ -27,6 +33,80 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pdcheck import Checker  # noqa: E402
 
 CK = check = run = None  # set in main: Checker(the binary), its check and run
+SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                                     "trace.schema.json")))
+
+
+def validate_comparison(doc, what):
+    """The comparison against the schema's `comparison`, its two summaries against the root."""
+    try:
+        import jsonschema
+    except ImportError:
+        print("skip schema check of %s: no jsonschema module" % what)
+        return
+    sub = {"$ref": "#/$defs/comparison", "$defs": SCHEMA["$defs"]}
+    errs = sorted(jsonschema.Draft202012Validator(sub).iter_errors(doc), key=str)
+    for side in ("before", "after"):
+        errs += sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(doc[side]), key=str)
+    check(not errs, "%s validates against docs/trace.schema.json%s" % (what, (": " + str(errs[0].message)[:200]) if errs else ""))
+
+
+def every_judged(d):
+    """Every figure and row of a delta that carries a significance."""
+    return [d["step"], d["mfu"]] + d["shares"] + d["ops"] + d["kernels"] + d["collectives"]
+
+
+def one_step_checks(fx):
+    """Two one-step traces: the changes are shown, none is called significant, and why is said."""
+    a, b = os.path.join(fx, "h100_bert.json.gz"), os.path.join(fx, "mi300_bert.json.gz")
+    rc, out, err = run("trace", "--compare", a, b, "--format", "json")
+    check(rc == 0, "one-step compare runs (%d %s)" % (rc, err[:200]))
+    c = json.loads(out)
+    validate_comparison(c, "one-step comparison")
+    d = c["delta"]
+    n = d["noise"]
+    check(not n["measured"] and n["reason"] == "noise not measured (1 step)" and n["step_noise_us"] is None
+          and n["steps_before"] == 1 and n["steps_after"] == 1, "noise not measured, and why: %s" % n)
+    judged = every_judged(d)
+    check(not any(f["significant"] for f in judged), "no significant row with one step per trace: %s" % [
+        f["name"] for f in judged if f["significant"]])
+    check(all(f["significant"] is None and f["significance_note"] == "noise not measured (1 step)" for f in judged),
+          "every figure and row: significant null with the reason")
+    check(abs(d["step"]["change"]) > 0 and d["kernels"] and d["ops"], "the changes are still shown")
+    md = run("trace", "--compare", a, b)[1]
+    check("**yes**" not in md and md.count("noise not measured (1 step)") >= 10, "markdown: no **yes**, the reason in the table")
+    check(md.count("(1 profiled step per rank, 1 rank)") == 2, "markdown: steps of each side said")
+
+
+def multi_step_checks(hta):
+    """HTA's trace-diff control and test runs, six steps each: what moved in every step is significant."""
+    a = os.path.join(hta, "hta-trace-diff-control", "control.json.gz")
+    b = os.path.join(hta, "hta-trace-diff-test", "test.json.gz")
+    rc, out, err = run("trace", "--compare", a, b, "--format", "json")
+    check(rc == 0, "multi-step compare runs (%d %s)" % (rc, err[:200]))
+    c = json.loads(out)
+    validate_comparison(c, "multi-step comparison")
+    d = c["delta"]
+    n = d["noise"]
+    check(n["measured"] and n["reason"] is None and n["steps_before"] == 6 and n["steps_after"] == 6
+          and n["step_noise_us"] > 0, "noise measured over six steps a side: %s" % n)
+    share = {f["name"]: f for f in d["shares"]}
+    # the compute share of every test step is above every control step's, launch-bound idle below
+    steps_b = c["before"]["ranks"][0]["steps"]
+    steps_a = c["after"]["ranks"][0]["steps"]
+    apart = (min(s["compute_pct"] for s in steps_a) > max(s["compute_pct"] for s in steps_b)
+             and max(s["idle_launch_bound_pct"] for s in steps_a) < min(s["idle_launch_bound_pct"] for s in steps_b))
+    check(apart, "the runs differ in every step (compute up, launch-bound down)")
+    check(share["compute"]["significant"] is True and share["compute"]["change"] > 10, "compute share: a real change, significant")
+    check(share["idle: launch-bound"]["significant"] is True and share["idle: launch-bound"]["change"] < -10,
+          "launch-bound idle: a real change, significant")
+    check(d["step"]["significant"] is False, "step time: +%.0f %% but within its noise (%.1f ms sd after)" % (
+        d["step"]["change_pct"], d["step"]["after_std"]))
+    check(all(isinstance(f["significant"], bool) and "significance_note" not in f for f in every_judged(d)),
+          "every figure and row judged yes or no")
+    md = run("trace", "--compare", a, b)[1]
+    check("| compute |" in md and "**yes**" in md and "noise not measured" not in md
+          and "(6 profiled steps per rank, 1 rank)" in md, "markdown: significant rows, steps of each side")
 
 
 def load(f):
@@ -78,6 +158,7 @@ def compare_checks(late, slow, qwen, qwen_slow):
     check(not d["ops"] and not d["kernels"] and not d["collectives"], "no rows changed against itself")
 
     rc, out, _ = run("trace", "--compare", late, slow, "--format", "json")
+    validate_comparison(json.loads(out), "comparison of a run with its slower copy")
     d = json.loads(out)["delta"]
     st = d["step"]
     check(st["significant"] and abs(st["change_pct"] - 50.0) < 0.1, "step time +50 %%: %s" % st)
@@ -129,9 +210,31 @@ def svg_checks(late, mem, work):
         check(len(heat) == steps * len(summ["ranks"]), "heat row: a cell per rank and step (%d)" % len(heat))
 
 
+def multi_job_checks(synth, work):
+    """A folder of two runs: --compare and --svg read its first job's ranks, as they say."""
+    mixed = os.path.join(work, "cmp_two_jobs")
+    shutil.rmtree(mixed, ignore_errors=True)
+    for s in ("late", "pipeline"):
+        shutil.copytree(os.path.join(synth, s), os.path.join(mixed, s))
+    doc = json.loads(run("trace", mixed, "--format", "json")[1])
+    check(len(doc.get("jobs", [])) == 2, "two jobs in the folder")
+    first = [r for r in doc["ranks"] if r.get("job") == doc["jobs"][0]["id"]]
+    d = json.loads(run("trace", "--compare", mixed, mixed, "--format", "json")[1])["delta"]
+    check(d["noise"]["ranks_before"] == len(first) and d["noise"]["steps_before"] >= 2 and d["step"]["before"],
+          "compare reads the first job's ranks: %s" % d["noise"])
+    pic = os.path.join(work, "two_jobs.svg")
+    run("trace", mixed, "--svg", pic)
+    segs = [r for r in ET.parse(pic).getroot().iter(NS + "rect") if r.get("class") == "seg"]
+    keys = ["compute_us", "exposed_comm_us", "exposed_memcpy_us", "other_gpu_us", "idle_data_supply_us",
+            "idle_collective_wait_us", "idle_launch_bound_us"]
+    want = sum(1 for r in first for s in r["steps"] for k in keys if s.get(k, 0) > 0)
+    check(want and len(segs) == want, "svg draws the first job: %d segments of %d" % (len(segs), want))
+
+
 def main():
     global CK, check, run
     pd, synth, fx, work = sys.argv[1:5]
+    hta = sys.argv[5] if len(sys.argv) > 5 else os.path.join(fx, "..", "hta")
     CK = Checker(pd)
     check, run = CK.check, CK.run
     late = os.path.join(synth, "late")
@@ -142,9 +245,12 @@ def main():
     qdir = os.path.join(work, "cmp_qwen_slow")
     rewrite([qwen], qdir, slower)
     compare_checks(late, slow, qwen, os.path.join(qdir, "h100_qwen.json.gz"))
+    one_step_checks(fx)
+    multi_step_checks(hta)
     mem = os.path.join(work, "svg_late_mem")
     rewrite(files, mem, with_memory)
     svg_checks(late, mem, work)
+    multi_job_checks(synth, work)
     return CK.exit("trace_compare_svg")
 
 

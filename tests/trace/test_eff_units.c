@@ -1,6 +1,6 @@
 /* Unit tests of the efficiency modules: the FLOP model (TraceLens's formulas, worked by hand
  * here), collective bandwidth conventions (nccl-tests), device look-up from deviceProperties
- * names, the memory collector's bounded buffer, and table-friendly kernel names. */
+ * names and the memory collector's bounded buffer (table-friendly kernel names: test_kname.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,25 +180,6 @@ static void test_memory(void) {
   tr_memory_free(&r);
 }
 
-static void test_short_names(void) {
-  char *s = tr_eff_short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                              "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-                              60);
-  CHECK(strlen(s) < 80);
-  int angle = 0, paren = 0;
-  for (const char *p = s; *p; p++) {
-    angle += *p == '<' ? 1 : *p == '>' ? -1 : 0;
-    paren += *p == '(' ? 1 : *p == ')' ? -1 : 0;
-  }
-  CHECK_INT(angle, 0);
-  CHECK_INT(paren, 0);
-  CHECK(strstr(s, "…") != NULL);
-  free(s);
-  s = tr_eff_short_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 200);
-  CHECK_STR(s, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"); /* fits: whole */
-  free(s);
-}
-
 /* Which op a moment falls in: the innermost running one on that thread, none in the gaps,
  * nested or not; before tr_ops_index's reach guard a gap walked back over up to 64 ops. */
 static void test_op_lookup(void) {
@@ -246,7 +227,6 @@ int main(void) {
   test_bandwidth();
   test_devices();
   test_memory();
-  test_short_names();
   test_op_lookup();
   return pd_test_exit("trace_eff_units");
 }

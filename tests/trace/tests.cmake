@@ -6,6 +6,7 @@ pd_add_unit(trace_hta_parity ${_tr}/test_hta_parity.c)
 pd_add_unit(trace_corrupt ${_tr}/test_corrupt.c)
 pd_add_unit(trace_eff_units ${_tr}/test_eff_units.c)
 pd_add_unit(trace_inflate ${_tr}/test_inflate.c)
+pd_add_unit(trace_kname ${_tr}/test_kname.c)
 # the corrupt-input suite again with the zlib fallback (the default is ISA-L where found)
 add_test(NAME trace_corrupt_zlib COMMAND trace_corrupt)
 set_tests_properties(trace_corrupt_zlib PROPERTIES ENVIRONMENT PERF_DOCTOR_INFLATE=zlib)
@@ -23,10 +24,15 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME trace_efficiency COMMAND ${Python3_EXECUTABLE} ${_tr}/test_efficiency.py $<TARGET_FILE:perf-doctor>
            ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${_synth} ${CMAKE_CURRENT_BINARY_DIR})
   set_tests_properties(trace_efficiency PROPERTIES FIXTURES_REQUIRED trace_synth)
-  # trace --compare (a run against itself and against a uniformly slower copy) and --svg
+  # trace --compare (a run against itself and against a uniformly slower copy, one-step and multi-step real
+  # traces) and --svg
   add_test(NAME trace_compare_svg COMMAND ${Python3_EXECUTABLE} ${_tr}/test_compare_svg.py $<TARGET_FILE:perf-doctor>
-           ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR})
+           ${_synth} ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${CMAKE_CURRENT_BINARY_DIR} ${PD_HTA_DIR})
   set_tests_properties(trace_compare_svg PROPERTIES FIXTURES_REQUIRED trace_synth)
+  # summaries and comparisons a person can read on every vendored trace: cells under 160 characters,
+  # unique short kernel names, long tails in one row, everything in the JSON
+  add_test(NAME trace_readable COMMAND ${Python3_EXECUTABLE} ${_tr}/test_readable.py $<TARGET_FILE:perf-doctor>
+           ${CMAKE_SOURCE_DIR}/tests/fixtures/traces/tracelens ${PD_HTA_DIR})
   # trace --partial / --merge equal to one process
   add_test(NAME trace_partial COMMAND ${Python3_EXECUTABLE} ${_tr}/test_partial.py $<TARGET_FILE:perf-doctor>
            ${_synth} ${PD_HTA_DIR} ${CMAKE_CURRENT_BINARY_DIR})
