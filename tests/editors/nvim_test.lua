@@ -153,6 +153,26 @@ local function run()
   check(text:find('default `1`', 1, true) and text:find('Megatron-LM option', 1, true), 'hover has the flag documentation (type, default, parser)', text:sub(1, 300))
   check(text:find('Resolved value:** `2`', 1, true), 'hover has the resolved value')
 
+  -- 2a. Completion on the same word (typed so far: "--te"): the flag, then its documentation.
+  local cres = vim.lsp.buf_request_sync(buf, 'textDocument/completion',
+    { textDocument = { uri = uri }, position = { line = tp_line, character = col } }, 5000)
+  local item
+  for _, r in pairs(cres or {}) do
+    for _, it in ipairs((r.result and r.result.items) or {}) do
+      if it.label == '--tensor-model-parallel-size' then item = it end
+    end
+  end
+  check(item ~= nil and item.detail == 'int · default 1 · Megatron-LM', 'completion offers the flag with its type and default',
+        item and item.detail or 'no item')
+  if item then
+    local rres = vim.lsp.buf_request_sync(buf, 'completionItem/resolve', item, 5000)
+    local doc = ''
+    for _, r in pairs(rres or {}) do
+      if r.result and r.result.documentation then doc = r.result.documentation.value or '' end
+    end
+    check(doc:find('Intra-layer model parallelism', 1, true), 'completionItem/resolve gives its help', doc:sub(1, 200))
+  end
+
   -- 2b. :PerfDoctorLinkTrace backs the findings with the trace's measures; unlinking drops them;
   -- :PerfDoctorCompare shows before / after in a scratch buffer.
   local function measured(b)
