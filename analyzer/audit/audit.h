@@ -164,8 +164,8 @@ char *au_context_text(const sm_model *m, const au_facts *facts);
 char *au_flag_markdown(const au_rules *rules, const fc_catalog *cat, const char *name,
                        const sm_flag *occ, const char *lang);
 /* The curated note on a flag (data/flag_notes.json) in lang (English when it has no zh), or
- * NULL. Borrowed from the rule set. */
-const char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
+ * NULL. Caller frees. */
+char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
 /* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
  * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang);

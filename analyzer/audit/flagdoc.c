@@ -11,45 +11,51 @@
 #include "base/alloc.h"
 #include "base/data.h"
 
+/* The notes file is read when a note is asked for (a hover, a completion item's documentation),
+ * not at start: parsing it whole cost as much as an analysis on every start of the binary. A note
+ * is found by its key (fmt: one `"--flag": {...}` per key, as the file is written) and only that
+ * object is parsed. tests/audit checks the whole file's shape. */
 struct au_flag_notes {
-  json_t *notes; /* {"--flag": {"en": ..., "zh": ..., "with": [...]}} */
+  char *text; /* the file, NUL-terminated */
+  size_t len;
 };
 
 au_flag_notes *au_flag_notes_load(char ***errs, size_t *nerrs, size_t *cap) {
   au_flag_notes *n = pd_xcalloc(1, sizeof *n);
-  size_t len = 0;
-  char *text = pd_data_text("flag_notes.json", &len);
-  json_error_t e;
-  json_t *root = text ? json_loadb(text, len, 0, &e) : NULL;
-  free(text);
-  json_t *notes = json_object_get(root, "notes");
-  if (!json_is_object(notes)) {
-    *PD_PUSH(*errs, *nerrs, *cap) = pd_xstrdup("flag_notes.json: missing or not {\"notes\": {...}}");
-    json_decref(root);
-    return n;
-  }
-  const char *k;
-  json_t *v;
-  json_object_foreach(notes, k, v) {
-    if (strncmp(k, "--", 2) || !json_is_string(json_object_get(v, "en")))
-      *PD_PUSH(*errs, *nerrs, *cap) = pd_xasprintf("flag_notes.json: %s: needs a flag name and an \"en\" text", k);
-  }
-  n->notes = json_incref(notes);
-  json_decref(root);
+  n->text = pd_data_text("flag_notes.json", &n->len);
+  if (!n->text) *PD_PUSH(*errs, *nerrs, *cap) = pd_xstrdup("flag_notes.json: missing from this build");
   return n;
 }
 
 void au_flag_notes_free(au_flag_notes *n) {
   if (!n) return;
-  json_decref(n->notes);
+  free(n->text);
   free(n);
 }
 
-const char *au_flag_note(const au_rules *rules, const char *flag, const char *lang) {
-  const au_flag_notes *n = au_rules_notes(rules);
-  json_t *e = n && flag ? json_object_get(n->notes, flag) : NULL;
+/* The note object of flag (new reference), or NULL. */
+static json_t *note_of(const au_flag_notes *n, const char *flag) {
+  if (!n || !n->text || !flag || strncmp(flag, "--", 2)) return NULL;
+  char *key = pd_xasprintf("\"%s\": {", flag);
+  const char *at = strstr(n->text, key);
+  json_t *o = NULL;
+  if (at) {
+    at += strlen(key) - 1;
+    json_error_t e;
+    o = json_loadb(at, n->len - (size_t)(at - n->text), JSON_DISABLE_EOF_CHECK, &e);
+  }
+  free(key);
+  return o;
+}
+
+char *au_flag_note(const au_rules *rules, const char *flag, const char *lang) {
+  json_t *e = note_of(au_rules_notes(rules), flag);
+  if (!e) return NULL;
   const char *zh = lang && !strcmp(lang, "zh") ? json_string_value(json_object_get(e, "zh")) : NULL;
-  return zh ? zh : json_string_value(json_object_get(e, "en"));
+  const char *t = zh ? zh : json_string_value(json_object_get(e, "en"));
+  char *copy = t ? pd_xstrdup(t) : NULL;
+  json_decref(e);
+  return copy;
 }
 
 static void msg1(pd_buf *b, const au_rules *rules, au_msg_id id, const char *lang, ax_value *a) {
@@ -163,12 +169,13 @@ char *au_flag_markdown(const au_rules *rules, const fc_catalog *cat, const char 
       free(l);
     }
   }
-  const char *note = au_flag_note(rules, name, lang);
+  char *note = au_flag_note(rules, name, lang);
   if (note) {
     ax_value a = ax_str(note);
     msg1(&b, rules, AU_MSG_FLAG_NOTE, lang, &a);
     pd_buf_puts(&b, "\n\n");
   }
+  free(note);
   if (!b.len) {
     pd_buf_free(&b);
     return NULL;

@@ -33,3 +33,17 @@ char *pd_data_text(const char *name, size_t *len) {
   return NULL;
 #endif
 }
+
+const unsigned char *pd_data_bytes(const char *name, size_t *len) {
+#ifdef PD_DATA_EMBEDDED
+  for (size_t i = 0; i < pd_data_nfiles; i++)
+    if (!strcmp(pd_data_files[i].name, name)) {
+      *len = pd_data_files[i].len;
+      return pd_data_files[i].data;
+    }
+#else
+  (void)name;
+#endif
+  *len = 0;
+  return NULL;
+}

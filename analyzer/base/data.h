@@ -18,5 +18,8 @@ typedef struct {
 /* The text of data file `name` ("rules.json"), NUL-terminated, and its length. Caller frees;
  * NULL when there is no such file. */
 char *pd_data_text(const char *name, size_t *len);
+/* The embedded bytes of data file `name` (borrowed, static), or NULL when the build did not
+ * embed it (development builds read files from PD_DATA_DIR instead: use pd_data_text). */
+const unsigned char *pd_data_bytes(const char *name, size_t *len);
 
 #endif

@@ -11,38 +11,16 @@
 #include "base/data.h"
 #include "base/hash.h"
 #include "base/str.h"
-
-/* Every string of a catalog is one malloc'd block owned by it (the strs list); options point
- * into them. */
-typedef struct {
-  char *name;
-  char *replacement;
-  unsigned in;
-} fc_rejected_flag;
-
-struct fc_catalog {
-  fc_option *opts;
-  size_t nopts, cap;
-  size_t *next;     /* per option: the next one of its first spelling (SIZE_MAX: none) */
-  pd_map by_name;   /* spelling -> index into opts */
-  pd_map dropped;   /* "--sglang-x" -> index into strs of the reason */
-  char **uncovered; /* prefixes of names whose source was not read */
-  size_t nuncovered;
-  fc_rejected_flag *rejected;
-  size_t nrejected;
-  char **strs;
-  size_t nstrs, strcap;
-  char *origin[FC_NPARSERS];
-};
+#include "flagcat/fc_int.h"
 
 static const char *const parser_names[FC_NPARSERS] = {"relax", "megatron", "sglang", "pre"};
 const char *fc_parser_name(fc_parser p) { return p < FC_NPARSERS ? parser_names[p] : "unknown"; }
 
-static char *keep(fc_catalog *c, char *s) {
+char *fc_keep(fc_catalog *c, char *s) {
   *PD_PUSH(c->strs, c->nstrs, c->strcap) = s;
   return s;
 }
-static const char *keep_dup(fc_catalog *c, const char *s) { return s ? keep(c, pd_xstrdup(s)) : NULL; }
+const char *fc_keep_dup(fc_catalog *c, const char *s) { return s ? fc_keep(c, pd_xstrdup(s)) : NULL; }
 
 void fc_free(fc_catalog *c) {
   if (!c) return;
@@ -53,13 +31,10 @@ void fc_free(fc_catalog *c) {
   }
   free(c->opts);
   free(c->next);
-  for (size_t i = 0; i < c->nuncovered; i++) free(c->uncovered[i]);
   free(c->uncovered);
-  for (size_t i = 0; i < c->nrejected; i++) free(c->rejected[i].name), free(c->rejected[i].replacement);
   free(c->rejected);
   for (size_t i = 0; i < c->nstrs; i++) free(c->strs[i]);
   free(c->strs);
-  for (int p = 0; p < FC_NPARSERS; p++) free(c->origin[p]);
   pd_map_free(&c->by_name);
   pd_map_free(&c->dropped);
   free(c);
@@ -143,10 +118,10 @@ static const char **strings_of(fc_catalog *c, json_t *arr, size_t *n) {
   for (size_t i = 0; i < *n; i++) {
     json_t *e = json_array_get(arr, i);
     if (json_is_string(e)) {
-      v[i] = keep_dup(c, json_string_value(e));
+      v[i] = fc_keep_dup(c, json_string_value(e));
     } else {
       char *s = json_dumps(e, JSON_ENCODE_ANY | JSON_COMPACT);
-      v[i] = keep(c, s ? s : pd_xstrdup(""));
+      v[i] = fc_keep(c, s ? s : pd_xstrdup(""));
     }
   }
   return v;
@@ -181,7 +156,7 @@ static void load_deprecation(fc_catalog *c, fc_option *op, json_t *o) {
       text = NULL;
     }
   }
-  op->deprecated = keep_dup(c, text);
+  op->deprecated = fc_keep_dup(c, text);
   json_t *vals = json_object_get(o, "deprecated_values");
   size_t n = json_object_size(vals), k = 0;
   fc_dep_value *dv = n ? pd_xcalloc(n, sizeof *dv) : NULL;
@@ -190,7 +165,7 @@ static void load_deprecation(fc_catalog *c, fc_option *op, json_t *o) {
   json_object_foreach(vals, key, v) {
     const char *msg = json_string_value(json_object_get(v, "message"));
     const char *e = json_string_value(json_object_get(v, "effect"));
-    dv[k++] = (fc_dep_value){keep_dup(c, key), keep_dup(c, msg ? msg : "deprecated"), e && !strcmp(e, "error")};
+    dv[k++] = (fc_dep_value){fc_keep_dup(c, key), fc_keep_dup(c, msg ? msg : "deprecated"), e && !strcmp(e, "error")};
   }
   op->dep_values = dv;
   op->ndep_values = k;
@@ -210,7 +185,7 @@ static bool load_option(fc_catalog *c, json_t *o, size_t idx, const char *origin
   op.names = strings_of(c, names, &op.nnames);
   op.parser = parser;
   op.in = forks_of(json_object_get(o, "in"));
-  op.dest = keep_dup(c, json_string_value(json_object_get(o, "dest")));
+  op.dest = fc_keep_dup(c, json_string_value(json_object_get(o, "dest")));
   const char *act = json_string_value(json_object_get(o, "action"));
   op.action = act ? FC_ACTION_OTHER : FC_STORE;
   for (size_t i = 0; act && i < sizeof actions / sizeof *actions; i++)
@@ -220,22 +195,22 @@ static bool load_option(fc_catalog *c, json_t *o, size_t idx, const char *origin
   op.type = ty ? FC_T_OTHER : (op.action == FC_STORE || op.action == FC_APPEND) ? FC_T_STR : FC_T_NONE;
   for (size_t i = 0; ty && i < sizeof types / sizeof *types; i++)
     if (!strcmp(ty, types[i].name)) op.type = types[i].type;
-  op.type_text = keep_dup(c, ty && pd_str_starts(ty, "other:") ? ty + 6 : ty);
+  op.type_text = fc_keep_dup(c, ty && pd_str_starts(ty, "other:") ? ty + 6 : ty);
   op.choices = strings_of(c, json_object_get(o, "choices"), &op.nchoices);
-  op.default_text = keep(c, default_text(json_object_get(o, "default"), &op.default_computed));
+  op.default_text = fc_keep(c, default_text(json_object_get(o, "default"), &op.default_computed));
   const char *help = json_string_value(json_object_get(o, "help"));
-  op.help = keep_dup(c, help ? help : "");
+  op.help = fc_keep_dup(c, help ? help : "");
   load_deprecation(c, &op, o);
   const char *sp = json_string_value(json_object_get(o, "sglang_parser"));
   op.sglang = parser != FC_SGLANG ? FC_SG_NONE : sp && !strcmp(sp, "teacher") ? FC_SG_TEACHER : FC_SG_ROLLOUT;
-  op.file = keep_dup(c, json_string_value(json_object_get(o, "file")));
+  op.file = fc_keep_dup(c, json_string_value(json_object_get(o, "file")));
   op.line = (long)json_integer_value(json_object_get(o, "line"));
   op.reset = json_is_true(json_object_get(o, "reset"));
   *PD_PUSH(c->opts, c->nopts, c->cap) = op;
   return true;
 }
 
-static void index_names(fc_catalog *c) {
+void fc_index(fc_catalog *c) {
   c->next = pd_xrealloc(c->next, (c->nopts ? c->nopts : 1) * sizeof *c->next);
   for (size_t i = 0; i < c->nopts; i++) c->next[i] = SIZE_MAX;
   for (size_t i = 0; i < c->nopts; i++)
@@ -260,17 +235,17 @@ static void load_notes(fc_catalog *c, json_t *notes) {
   size_t cap = 0;
   for (size_t i = 0; i < json_array_size(pre); i++)
     if (json_is_string(json_array_get(pre, i)))
-      *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup(json_string_value(json_array_get(pre, i)));
+      *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, json_string_value(json_array_get(pre, i)));
   if (!json_is_array(pre) && json_is_true(json_object_get(notes, "sglang_partial"))) {
-    *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup("--sglang-");
-    *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup("--teacher-sglang-");
+    *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, "--sglang-");
+    *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, "--teacher-sglang-");
   }
   bool router_read = false;
   for (size_t i = 0; i < c->nopts && !router_read; i++)
     router_read = pd_str_starts(c->opts[i].names[0], "--router-");
   if (!json_is_array(pre) && json_object_get(notes, "router_args") && !router_read) {
-    *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup("--router-");
-    *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup("--sglang-router-");
+    *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, "--router-");
+    *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, "--sglang-router-");
   }
   json_t *rej = json_object_get(notes, "rejected_flags");
   size_t rcap = 0;
@@ -281,7 +256,7 @@ static void load_notes(fc_catalog *c, json_t *notes) {
     for (size_t k = 0; k < json_array_size(names); k++)
       if (json_is_string(json_array_get(names, k)))
         *PD_PUSH(c->rejected, c->nrejected, rcap) =
-            (fc_rejected_flag){pd_xstrdup(json_string_value(json_array_get(names, k))), rep ? pd_xstrdup(rep) : NULL, in};
+            (fc_rejected_flag){fc_keep_dup(c, json_string_value(json_array_get(names, k))), fc_keep_dup(c, rep), in};
   }
 }
 
@@ -298,7 +273,7 @@ static void load_origins(fc_catalog *c, json_t *sources) {
       pd_buf_printf(&b, "%s%s", b.len ? ", " : "", repo);
       if (commit) pd_buf_printf(&b, " @ %.12s", commit);
     }
-    c->origin[p] = b.len ? pd_buf_take(&b) : pd_xstrdup("no source named");
+    c->origin[p] = b.len ? fc_keep(c, pd_buf_take(&b)) : "no source named";
     pd_buf_free(&b);
   }
 }
@@ -330,7 +305,7 @@ fc_catalog *fc_from_json(const json_t *root, const char *origin, char **err) {
       fc_free(c);
       return NULL;
     }
-  index_names(c);
+  fc_index(c);
   json_t *drop = json_object_get(root, "dropped_sglang");
   for (size_t i = 0; i < json_array_size(drop); i++) {
     const char *n = json_string_value(json_array_get(drop, i));
@@ -346,6 +321,9 @@ fc_catalog *fc_from_json(const json_t *root, const char *origin, char **err) {
 
 fc_catalog *fc_builtin(char **err) {
   size_t len = 0;
+  /* the build compiles flags.json into flags.bin (flagc.c): loading it parses nothing */
+  const unsigned char *bin = pd_data_bytes("flags.bin", &len);
+  if (bin) return fc_from_binary(bin, len, "flags.bin (built in)", err);
   char *text = pd_data_text("flags.json", &len);
   if (!text) {
     *err = pd_xstrdup("flags.json: the built-in flag catalog is missing from this build");
@@ -361,20 +339,20 @@ fc_catalog *fc_builtin(char **err) {
 static void copy_option(fc_catalog *dst, const fc_option *o) {
   fc_option op = *o;
   const char **names = pd_xcalloc(o->nnames, sizeof *names);
-  for (size_t i = 0; i < o->nnames; i++) names[i] = keep_dup(dst, o->names[i]);
+  for (size_t i = 0; i < o->nnames; i++) names[i] = fc_keep_dup(dst, o->names[i]);
   op.names = names;
   const char **ch = o->nchoices ? pd_xcalloc(o->nchoices, sizeof *ch) : NULL;
-  for (size_t i = 0; i < o->nchoices; i++) ch[i] = keep_dup(dst, o->choices[i]);
+  for (size_t i = 0; i < o->nchoices; i++) ch[i] = fc_keep_dup(dst, o->choices[i]);
   op.choices = ch;
-  op.dest = keep_dup(dst, o->dest);
-  op.type_text = keep_dup(dst, o->type_text);
-  op.default_text = keep_dup(dst, o->default_text);
-  op.help = keep_dup(dst, o->help);
-  op.deprecated = keep_dup(dst, o->deprecated);
-  op.file = keep_dup(dst, o->file);
+  op.dest = fc_keep_dup(dst, o->dest);
+  op.type_text = fc_keep_dup(dst, o->type_text);
+  op.default_text = fc_keep_dup(dst, o->default_text);
+  op.help = fc_keep_dup(dst, o->help);
+  op.deprecated = fc_keep_dup(dst, o->deprecated);
+  op.file = fc_keep_dup(dst, o->file);
   fc_dep_value *dv = o->ndep_values ? pd_xcalloc(o->ndep_values, sizeof *dv) : NULL;
   for (size_t i = 0; i < o->ndep_values; i++)
-    dv[i] = (fc_dep_value){keep_dup(dst, o->dep_values[i].value), keep_dup(dst, o->dep_values[i].message),
+    dv[i] = (fc_dep_value){fc_keep_dup(dst, o->dep_values[i].value), fc_keep_dup(dst, o->dep_values[i].message),
                            o->dep_values[i].error};
   op.dep_values = dv;
   *PD_PUSH(dst->opts, dst->nopts, dst->cap) = op;
@@ -392,28 +370,26 @@ fc_catalog *fc_merge(const fc_catalog *base, const fc_catalog *over, fc_parser w
     if (replaced(which, over->opts[i].parser) && !over->opts[i].reset) copy_option(c, &over->opts[i]);
   for (size_t i = 0; i < base->nopts; i++)
     if (!replaced(which, base->opts[i].parser)) copy_option(c, &base->opts[i]);
-  index_names(c);
+  fc_index(c);
   /* the defaults the checkout changes in another parser's options (Relax's reset_arg) */
   for (size_t i = 0; i < over->nopts; i++) {
     const fc_option *r = &over->opts[i];
     fc_option *t = r->reset ? (fc_option *)fc_find(c, r->names[0]) : NULL;
     if (!t) continue;
-    t->default_text = keep_dup(c, r->default_text);
+    t->default_text = fc_keep_dup(c, r->default_text);
     t->default_computed = r->default_computed;
   }
   pd_map_clone(&c->dropped, &base->dropped);
   size_t cap = 0;
   for (size_t i = 0; i < base->nuncovered; i++)
-    *PD_PUSH(c->uncovered, c->nuncovered, cap) = pd_xstrdup(base->uncovered[i]);
+    *PD_PUSH(c->uncovered, c->nuncovered, cap) = fc_keep_dup(c, base->uncovered[i]);
   cap = 0;
   for (size_t i = 0; i < base->nrejected; i++)
     *PD_PUSH(c->rejected, c->nrejected, cap) =
-        (fc_rejected_flag){pd_xstrdup(base->rejected[i].name),
-                           base->rejected[i].replacement ? pd_xstrdup(base->rejected[i].replacement) : NULL,
+        (fc_rejected_flag){fc_keep_dup(c, base->rejected[i].name), fc_keep_dup(c, base->rejected[i].replacement),
                            base->rejected[i].in};
   for (int p = 0; p < FC_NPARSERS; p++)
-    c->origin[p] = pd_xstrdup(replaced(which, (fc_parser)p) && over_origin ? over_origin
-                                                                           : base->origin[p]);
+    c->origin[p] = fc_keep_dup(c, replaced(which, (fc_parser)p) && over_origin ? over_origin : base->origin[p]);
   return c;
 }
 

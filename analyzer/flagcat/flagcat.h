@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/alloc.h"
+
 typedef enum { FC_RELAX, FC_MEGATRON, FC_SGLANG, FC_PRE, FC_NPARSERS } fc_parser;
 
 typedef enum {
@@ -85,6 +87,11 @@ typedef struct fc_catalog fc_catalog;
 fc_catalog *fc_load(const char *text, size_t len, const char *origin, char **err);
 /* The same from a parsed JSON document (not consumed). */
 fc_catalog *fc_from_json(const json_t *root, const char *origin, char **err);
+/* The compact binary form the build embeds (flagc compiles flags.json into it; flagbin.c):
+ * fc_to_binary appends it to out; fc_from_binary reads it back without parsing (strings are
+ * borrowed from data, which must outlive the catalog), NULL with *err when it is not one. */
+void fc_to_binary(const fc_catalog *c, pd_buf *out);
+fc_catalog *fc_from_binary(const unsigned char *data, size_t len, const char *origin, char **err);
 /* The catalog compiled into the binary; NULL with *err only if that data is broken. */
 fc_catalog *fc_builtin(char **err);
 void fc_free(fc_catalog *c);

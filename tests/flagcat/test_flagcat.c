@@ -221,7 +221,44 @@ static void test_broken_checkout(void) {
   fc_free(base);
 }
 
+/* The binary form the build embeds reads back the same, and a damaged one is refused. */
+static void test_binary(void) {
+  fc_catalog *c = mini();
+  if (!c) return;
+  pd_buf b = {0};
+  fc_to_binary(c, &b);
+  char *err = NULL;
+  fc_catalog *r = fc_from_binary((const unsigned char *)b.data, b.len, "mini.bin", &err);
+  CHECK(r && !err);
+  if (r) {
+    CHECK_INT(fc_count(r), fc_count(c));
+    const fc_option *o = fc_find(r, "--no-offload-train");
+    CHECK(o && o == fc_find(r, "--offload-train") && o->action == FC_BOOLEAN_OPTIONAL);
+    o = fc_find(r, "--recompute-granularity");
+    CHECK(o && o->nchoices == 2 && !strcmp(o->choices[1], "selective"));
+    CHECK_STR(fc_dropped(r, "--sglang-tp-size"), "--sglang-tp-size");
+    CHECK_STR(fc_origin(r, FC_MEGATRON), fc_origin(c, FC_MEGATRON));
+    fc_free(r);
+  }
+  for (size_t cut = 0; cut < b.len; cut += b.len / 7 + 1) { /* truncated anywhere */
+    CHECK(fc_from_binary((const unsigned char *)b.data, cut, "cut.bin", &err) == NULL && err);
+    free(err);
+  }
+  b.data[sizeof(unsigned) * 2] ^= 0x7f; /* a count that no longer fits the size */
+  CHECK(fc_from_binary((const unsigned char *)b.data, b.len, "bad.bin", &err) == NULL && err &&
+        strstr(err, "bad.bin"));
+  free(err);
+  pd_buf_free(&b);
+  /* the embedded one is the generated catalog itself */
+  fc_catalog *builtin = fc_builtin(&err);
+  CHECK(builtin && fc_find(builtin, "--tensor-model-parallel-size") && fc_count(builtin) > 1000);
+  fc_free(builtin);
+  free(err);
+  fc_free(c);
+}
+
 int main(void) {
+  test_binary();
   test_load_and_lookup();
   test_values();
   test_suggest();

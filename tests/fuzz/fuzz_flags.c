@@ -3,7 +3,8 @@
  * Byte 0 bit 0 set: the rest is a Python source: ps_read_options on the whole file and on the
  * functions named `add_a_arguments` and `add_b_arguments`, then the options it gave loaded as a
  * catalog and merged over the built-in one (look-ups, suggestions and value checks on every name
- * they define). Clear: the rest is a flag catalog (JSON): fc_load, then every option's arity,
+ * they define). Bit 1 set (bit 0 clear): the rest is the binary form the build embeds
+ * (fc_from_binary), exercised the same way. Both clear: the rest is a flag catalog (JSON): fc_load, then every option's arity,
  * type name, JSON, suggestions for a mangled spelling of each name, and its value checks on a
  * few words. */
 #include <stdint.h>
@@ -73,6 +74,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *copy = pd_xstrndup(text, len); /* the readers take NUL-terminated text */
   if (data[0] & 1) {
     python(copy, len);
+  } else if (data[0] & 2) {
+    char *err = NULL;
+    fc_catalog *c = fc_from_binary(data + 1, len, "fuzz.bin", &err);
+    free(err);
+    if (c) exercise(c);
+    fc_free(c);
   } else {
     char *err = NULL;
     fc_catalog *c = fc_load(copy, len, "fuzz.json", &err);

@@ -4,7 +4,7 @@
 Run from anywhere: python3 tests/fuzz/make_corpus.py [--traces DIR]. The seeds are small
 on purpose (libFuzzer mutates them; coverage, not size, is what they are for). Re-running
 rewrites the corpora deterministically."""
-import argparse, glob, gzip, json, os, random, re, shutil, struct
+import argparse, glob, gzip, json, os, random, re, shutil, struct, subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -166,6 +166,12 @@ def flags_corpus():
     for i, p in enumerate(sorted(glob.glob(os.path.join(fix, "**/*.py"), recursive=True))):
         put(d, "py-%02d-%s" % (i, os.path.basename(p)), b"\x01" + read(p))
     put(d, "cat-mini", b"\x00" + read(os.path.join(fix, "mini.json")))
+    flagc = os.path.join(ROOT, "build", "pd_flagc")  # the binary form, when a build made the tool
+    if os.path.exists(flagc):
+        out = os.path.join(d, ".mini.bin")
+        subprocess.run([flagc, os.path.join(fix, "mini.json"), out], check=True)
+        put(d, "bin-mini", b"\x02" + read(out))
+        os.remove(out)
     built = json.loads(read(os.path.join(ROOT, "analyzer/data/flags.json")))
     by = {}
     for o in built["options"]:
