@@ -30,6 +30,7 @@ struct au_rules {
   au_messages *msgs;
   fc_catalog *flags; /* the built-in flag catalog (NULL only if its data is broken) */
   au_flag_notes *notes;
+  ak_knowledge *know; /* model families, words, job kinds (NULL only if its data is broken) */
 };
 
 const ac_catalog *au_rules_catalog(const au_rules *rs) { return rs ? rs->cat : NULL; }
@@ -69,6 +70,8 @@ au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors
   rs->flags = fc_builtin(&err);
   if (err) *PD_PUSH(*errors, *nerrors, cap) = err;
   rs->notes = au_flag_notes_load(errors, nerrors, &cap);
+  rs->know = ak_builtin(&err);
+  if (err) *PD_PUSH(*errors, *nerrors, cap) = err;
   return rs;
 }
 
@@ -77,6 +80,7 @@ void au_rules_free(au_rules *rs) {
   ab_free(rs->bl);
   fc_free(rs->flags);
   au_flag_notes_free(rs->notes);
+  ak_free(rs->know);
   ac_free(rs->cat);
   au_messages_free(rs->msgs);
   free(rs);
@@ -504,7 +508,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   r->rules = rules;
   opt.catalog = cfg->catalog ? cfg->catalog : rules->flags;
   r->model = sm_build(path, text, len, tree, &opt);
-  r->facts = af_compute(r->model);
+  r->facts = af_compute(r->model, rules->know);
   ax_env env = af_env(r->facts);
   finding_list out = {0};
   run_ctx x = {r->model, r->facts, &env, cfg, rules, cfg->lang ? cfg->lang : "en", &out};

@@ -148,6 +148,7 @@ void af_free(au_facts *f) {
   free(f->strs);
   for (size_t i = 0; i < f->nassumed; i++) free(f->assumed[i]);
   free(f->assumed);
+  ak_free(f->own_k);
   free(f);
 }
 
@@ -193,6 +194,21 @@ double af_flag_num(au_facts *f, const char *name, double fallback) {
   if (!fl) return fallback;
   double x;
   return sm_flag_double(f->m, name, &x) ? x : NAN;
+}
+
+/* The default argparse gives `name`, as a number (True/False as 1/0); NaN for None, a default
+ * computed at run time, or one the catalog does not have. */
+static double catalog_default(const au_facts *f, const char *name) {
+  const fc_option *o = fc_find(f->m->catalog, name);
+  if (!o || o->default_computed) return NAN;
+  if (!strcmp(o->default_text, "True")) return 1;
+  if (!strcmp(o->default_text, "False")) return 0;
+  double x;
+  return pd_parse_double(o->default_text, &x) ? x : NAN;
+}
+
+double af_flag_numd(au_facts *f, const char *name) {
+  return af_flag_num(f, name, catalog_default(f, name));
 }
 
 double af_flag_num_or(au_facts *f, const char *name, af_id fallback) {
@@ -405,11 +421,17 @@ static void set_flag_num(au_facts *f, af_id id, const char *flag, double fallbac
   af_setu(f, id, af_flag_num(f, flag, fallback));
 }
 
+/* The fact is the flag's number, else its catalog default. */
+static void set_flag_numd(au_facts *f, af_id id, const char *flag) {
+  af_begin(f);
+  af_setu(f, id, af_flag_numd(f, flag));
+}
+
 static void compute_layout(au_facts *f) {
-  set_flag_num(f, AF_TP, "--tensor-model-parallel-size", 1);
-  set_flag_num(f, AF_PP, "--pipeline-model-parallel-size", 1);
-  set_flag_num(f, AF_CP, "--context-parallel-size", 1);
-  set_flag_num(f, AF_EP, "--expert-model-parallel-size", 1);
+  set_flag_numd(f, AF_TP, "--tensor-model-parallel-size");
+  set_flag_numd(f, AF_PP, "--pipeline-model-parallel-size");
+  set_flag_numd(f, AF_CP, "--context-parallel-size");
+  set_flag_numd(f, AF_EP, "--expert-model-parallel-size");
   af_begin(f);
   af_setu(f, AF_ETP, af_flag_num_or(f, "--expert-tensor-parallel-size", AF_TP)); /* Megatron: ETP = TP */
   af_begin(f);
@@ -496,7 +518,7 @@ static void compute_resources(au_facts *f) {
 /* The job's GPU total (the file name's count when --resource says nothing) and its nodes. */
 static void compute_machines(au_facts *f) {
   const sm_model *m = f->m;
-  set_flag_num(f, AF_G_NODE, "--num-gpus-per-node", 8);
+  set_flag_numd(f, AF_G_NODE, "--num-gpus-per-node");
   af_begin(f);
   af_setb(f, AF_G_NODE_SET, af_flag_has(f, "--num-gpus-per-node"));
   af_begin(f);
@@ -547,18 +569,33 @@ static void compute_parallel_groups(au_facts *f) {
   bool known = isfinite(ga) && isfinite(dense) && isfinite(expert);
   af_setb(f, AF_LAYOUT_VALID, !known || (isfinite(group_count(ga, dense)) &&
                                          isfinite(group_count(ga, expert))));
-  set_flag_num(f, AF_GPE, "--rollout-num-gpus-per-engine", 1);
+  set_flag_numd(f, AF_GPE, "--rollout-num-gpus-per-engine");
   af_begin(f);
   af_setu(f, AF_ENGINES, floor(af_input(f, AF_G_R) / af_input(f, AF_GPE)));
-  set_flag_num(f, AF_SPP, "--sglang-pipeline-parallel-size", 1);
+  set_flag_numd(f, AF_SPP, "--sglang-pipeline-parallel-size");
   af_begin(f);
   af_setu(f, AF_ROLLOUT_RATIO, af_input(f, AF_G_R) / af_input(f, AF_G_A));
 }
 
 /* text | mm | video: the flags first, then the file name, then the model's name. */
+static bool any_in(const char *s, const char *const *words) {
+  for (; s && words && *words; words++)
+    if (strstr(s, *words)) return true;
+  return false;
+}
+
+static bool any_prefix(const char *s, const char *const *words) {
+  for (; s && words && *words; words++)
+    if (pd_str_starts(s, *words)) return true;
+  return false;
+}
+
+/* The job's modality from its flags, file name and model (the knowledge's markers), and whether
+ * the model's Hugging Face config is natively multimodal (text_config / thinker_config). */
 static void compute_modality(au_facts *f) {
   const sm_model *m = f->m;
   const sm_context *c = &m->ctx;
+  const ak_knowledge *k = f->k;
   af_begin(f);
   const char *modality = "text";
   for (size_t i = 0; i < m->nflags; i++) {
@@ -567,28 +604,20 @@ static void compute_modality(au_facts *f) {
       modality = "video";
       break;
     }
-    if (strstr(n, "--multimodal") || strstr(n, "--image") || strstr(n, "vision") ||
-        pd_str_starts(n, "--mm-"))
-      modality = "mm";
+    if (k && (any_in(n, ak_mm_flag_words(k)) || any_prefix(n, ak_mm_flag_prefixes(k)))) modality = "mm";
   }
   if (!strcmp(modality, "text") && c->name_modality) modality = c->name_modality;
-  if (!strcmp(modality, "text") && c->model &&
-      (strstr(c->model, "-vl") || strstr(c->model, "omni") || strstr(c->model, "ocr")))
-    modality = "mm";
+  if (!strcmp(modality, "text") && k && any_in(c->model, ak_mm_model_words(k))) modality = "mm";
   af_sets(f, AF_MODEL, c->model ? c->model : c->name_model);
   af_sets(f, AF_MODALITY, modality);
   af_setb(f, AF_MM, strcmp(modality, "text") != 0);
-  /* natively multimodal HF configs (text_config / thinker_config) */
-  const char *mname = c->model ? c->model : "";
-  bool hf_mm = strstr(mname, "vl") || strstr(mname, "VL") || strstr(mname, "omni") ||
-               pd_str_starts(mname, "qwen35") || pd_str_starts(mname, "qwen36") ||
-               pd_str_starts(mname, "qwen38") || pd_str_starts(mname, "qwen3.5");
-  af_setb(f, AF_HF_MULTIMODAL, hf_mm);
+  const ak_family *fam = k ? ak_family_of(k, c->model) : NULL;
+  af_setb(f, AF_HF_MULTIMODAL, (fam && fam->hf_multimodal) || (k && any_in(c->model, ak_hf_mm_model_words(k))));
 }
 
 static void compute_batch_sizes(au_facts *f) {
   af_begin(f);
-  double n = af_flag_num(f, "--n-samples-per-prompt", 1);
+  double n = af_flag_numd(f, "--n-samples-per-prompt");
   af_setu(f, AF_N, n);
   af_begin(f);
   double rbs = af_flag_num(f, "--rollout-batch-size", NAN), gbs = af_flag_num(f, "--global-batch-size", NAN);
@@ -623,9 +652,9 @@ static void compute_batching(au_facts *f) {
     ctx = !isnan(prompt) && !isnan(resp) ? prompt + resp : NAN;
   }
   af_setu(f, AF_CTX_EFF, ctx);
-  set_flag_num(f, AF_MBS, "--micro-batch-size", 1);
-  set_flag_num(f, AF_NUM_ITERS, "--num-iters-per-train-update", 1);
-  set_flag_num(f, AF_STALENESS, "--max-staleness", 0);
+  set_flag_numd(f, AF_MBS, "--micro-batch-size");
+  set_flag_numd(f, AF_NUM_ITERS, "--num-iters-per-train-update");
+  set_flag_numd(f, AF_STALENESS, "--max-staleness");
   set_flag_num(f, AF_FRAC, "--sglang-mem-fraction-static", NAN);
 }
 
@@ -653,7 +682,7 @@ static af_mem_cfg compute_optimizer(au_facts *f) {
   double master = (pa && !af_flag_on(f, "--no-store-param-remainders")) ? 2 : 4;
   double m1 = pa && ea ? moment_bytes(ea) : 4, m2 = pa && eas ? moment_bytes(eas) : 4;
   mc.opt_bytes = master + m1 + m2;
-  double off_frac = af_num(f, AF_OFFLOAD, 0) ? af_flag_num(f, "--optimizer-offload-fraction", 1) : 0;
+  double off_frac = af_num(f, AF_OFFLOAD, 0) ? af_flag_numd(f, "--optimizer-offload-fraction") : 0;
   mc.offload_frac = isnan(off_frac) ? 1 : off_frac;
   af_setn(f, AF_OPT_BYTES, mc.opt_bytes);
   /* colocate turns both offloads on unless the script says otherwise (hybrid defaults off) */
@@ -684,12 +713,14 @@ static void compute_runtime(au_facts *f) {
   af_sets(f, AF_ALLOC_TRAIN, json_is_string(x) ? json_string_value(x) : "");
   af_begin(f);
   const char *base = pd_path_base(m->nfiles ? m->files[0].path : "");
-  af_setb(f, AF_DEBUG_SCRIPT, strstr(base, "debug") || strstr(base, "profil") || strstr(base, "smoke") ||
-                                  strstr(base, "observer") || strstr(base, "continuity"));
+  bool debug = false;
+  for (const char *const *w = f->k ? ak_debug_name_words(f->k) : NULL; w && *w && !debug; w++)
+    debug = strstr(base, *w) != NULL;
+  af_setb(f, AF_DEBUG_SCRIPT, debug);
   af_sets(f, AF_SCRIPT_NAME, base);
   af_begin(f);
   const char *gran = af_flag_str(f, "--recompute-granularity");
-  double rnl = af_flag_num(f, "--recompute-num-layers", 1);
+  double rnl = af_flag_numd(f, "--recompute-num-layers"); /* None: every layer */
   af_setb(f, AF_RECOMPUTE_FULL, gran && !strcmp(gran, "full") && !(rnl == 0));
   af_begin(f);
   gran = af_flag_str(f, "--recompute-granularity");
@@ -711,9 +742,16 @@ static const char *memory_skipped(au_facts *f, bool shape_ok, bool layout_ok) {
   return NULL;
 }
 
-au_facts *af_compute(const sm_model *m) {
+au_facts *af_compute(const sm_model *m, const ak_knowledge *k) {
   au_facts *f = pd_xcalloc(1, sizeof *f);
   f->m = m;
+  if (!k) {
+    char *err = NULL;
+    k = f->own_k = ak_builtin(&err);
+    if (err) af_assume(f, "%s: model families and job kinds unknown", err);
+    free(err);
+  }
+  f->k = k;
   const pd_device *g = compute_device(f);
   compute_layout(f);
   compute_mode(f);

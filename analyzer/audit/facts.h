@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "audit/expr.h"
+#include "audit/knowledge.h"
 #include "script/script.h"
 
 /* Every fact: X(enum suffix, name in rule expressions). The order is the order of the report's
@@ -82,9 +83,11 @@ typedef struct au_facts au_facts; /* opaque */
 void af_condition(au_facts *f, const sm_condition *c);
 
 
-/* Computes every fact for model m (which must outlive the facts). Never NULL; caller frees
- * with af_free. */
-au_facts *af_compute(const sm_model *m);
+/* Computes every fact for model m (which must outlive the facts), with what k knows of model
+ * families, script wording and job kinds (audit/knowledge.h; borrowed, must outlive the facts;
+ * NULL = load the built-in knowledge for these facts alone). Never NULL; caller frees with
+ * af_free. */
+au_facts *af_compute(const sm_model *m, const ak_knowledge *k);
 void af_free(au_facts *f);
 
 /* How surely a fact is known (the least certain input it was computed from) and, when that was

@@ -10,28 +10,21 @@
 #include "base/alloc.h"
 #include "base/path.h"
 
-/* --loss-type / --sft-objective / --sft-training-mode -> the job kind. */
+/* The job kind: the first of the knowledge's job triggers that holds (the flags Relax resolves
+ * the roles from: --loss-type, --sft-objective, --sft-training-mode, --train-backend, ...); "rl"
+ * when the knowledge is missing. */
 static const char *job_kind(au_facts *f) {
-  const char *loss = af_flag_str(f, "--loss-type");
-  const char *obj = af_flag_str(f, "--sft-objective");
-  const char *train_mode = af_flag_str(f, "--sft-training-mode");
-  const char *backend = af_flag_str(f, "--train-backend");
-  /* slime_validate_args: loss_type in ("sft", "sft_loss", "sft-loss") */
-  bool sft = (loss && (!strcmp(loss, "sft") || !strcmp(loss, "sft_loss") || !strcmp(loss, "sft-loss"))) ||
-             af_flag_on(f, "--sft");
-  if (loss && !strcmp(loss, "dpo")) return "dpo";
-  if (loss && (!strcmp(loss, "reward_model") || !strcmp(loss, "rm"))) return "reward-model";
-  if (sft && obj && !strcmp(obj, "dpo")) return "dpo";
-  if (sft && obj && !strcmp(obj, "reward_model")) return "reward-model";
-  if (sft && train_mode && !strcmp(train_mode, "cpt")) return "cpt";
-  if (sft) return "sft";
-  if ((backend && !strcmp(backend, "fsdp")) || af_flag_has(f, "--generation-task")) return "diffusion";
-  if (af_flag_has(f, "--genrm-model-path") || af_flag_has(f, "--genrm-engine-config")) return "genrm";
+  ax_env env = af_env(f);
+  for (size_t i = 0; f->k && i < ak_njobs(f->k); i++) {
+    const ax_expr *when;
+    const char *job = ak_job(f->k, i, &when);
+    if (ax_truth(ax_eval(when, &env)) == 1) return job;
+  }
   return "rl";
 }
 
-static bool is_rl(const char *job) {
-  return !strcmp(job, "rl") || !strcmp(job, "genrm") || !strcmp(job, "diffusion");
+static bool is_rl(const au_facts *f, const char *job) {
+  return f->k ? ak_is_rl(f->k, job) : !strcmp(job, "rl");
 }
 
 /* An SFT job starts SGLang only for its periodic predictions, on the `rollout` GPUs of
@@ -46,14 +39,13 @@ static bool sft_engine(au_facts *f) {
 
 /* The intents a file name states: the words of its name without .sh, with the compound
  * no-<word> kept whole ("run-x-no-sp-no-recompute" -> "no-sp,no-recompute"). */
-static char *name_intents(const char *base) {
-  static const char *const words[] = {"no-sp", "no-recompute", "no-offload", "debug", "smoke",
-                                      "test", "validation", "validate", "profile", "profiling",
-                                      "elastic"};
+static char *name_intents(const au_facts *f, const char *base) {
+  static const char *const none[] = {NULL};
+  const char *const *words = f->k ? ak_intent_words(f->k) : none;
   pd_buf b = {0};
   size_t n = strlen(base);
   if (n > 3 && !strcmp(base + n - 3, ".sh")) n -= 3;
-  for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+  for (size_t w = 0; words[w]; w++) {
     size_t k = strlen(words[w]);
     for (size_t i = 0; i + k <= n; i++) {
       bool start = i == 0 || base[i - 1] == '-' || base[i - 1] == '_' || base[i - 1] == '.';
@@ -75,7 +67,7 @@ void af_compute_job(au_facts *f) {
   job_kind(f);
   bool rollout_only = af_flag_on(f, "--debug-rollout-only");
   bool train_only = af_flag_on(f, "--debug-train-only");
-  bool engine = !train_only && (is_rl(job) || (strcmp(job, "dpo") && strcmp(job, "reward-model") &&
+  bool engine = !train_only && (is_rl(f, job) || (strcmp(job, "dpo") && strcmp(job, "reward-model") &&
                                                sft_engine(f)));
   af_setb(f, AF_ROLLOUT_ENGINE, engine || rollout_only);
   af_setb(f, AF_TRAINS, !rollout_only);
@@ -90,7 +82,7 @@ void af_compute_job(au_facts *f) {
   af_setb(f, AF_MEGATRON, !backend || !strcmp(backend, "megatron"));
   af_begin(f);
   const sm_model *m = f->m;
-  char *intents = name_intents(pd_path_base(m->nfiles ? m->files[0].path : ""));
+  char *intents = name_intents(f, pd_path_base(m->nfiles ? m->files[0].path : ""));
   if ((rollout_only || train_only) && !strstr(intents, "debug")) {
     char *more = pd_xasprintf("%s%sdebug", intents, *intents ? "," : "");
     free(intents);

@@ -164,7 +164,7 @@ int pd_cmd_profile(int argc, char **argv) {
     sm_model_free(m);
     return 2;
   }
-  au_facts *f = af_compute(m);
+  au_facts *f = af_compute(m, NULL);
   plan p = make_plan(m, f);
   if (!strcmp(format, "json")) print_json(script, &p);
   else print_md(script, &p);
