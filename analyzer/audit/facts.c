@@ -16,10 +16,29 @@
 /* ---- storage ---- */
 
 static const char *const fact_names[AF_COUNT] = {
-#define AF_NAME_(id, name) name,
+#define AF_NAME_(id, name, step) name,
     AF_FACTS(AF_NAME_)
 #undef AF_NAME_
 };
+
+static const af_step fact_step[AF_COUNT] = {
+#define AF_STEP_OF_(id, name, step) AF_STEP_##step,
+    AF_FACTS(AF_STEP_OF_)
+#undef AF_STEP_OF_
+};
+
+/* A fact set outside its step, or read before it: the declared order (facts.h) is broken. */
+static void order_error(au_facts *f, af_id id, const char *what) {
+  f->order_errors++;
+#ifndef NDEBUG
+  fprintf(stderr, "perf-doctor: fact %s %s (facts.h declares its step)\n", fact_names[id], what);
+  abort();
+#else
+  (void)id, (void)what;
+#endif
+}
+
+size_t af_order_errors(const au_facts *f) { return f->order_errors; }
 
 const char *af_fact_name(af_id id) { return id < AF_COUNT ? fact_names[id] : NULL; }
 
@@ -50,10 +69,12 @@ void af_note_flag(au_facts *f, const sm_flag *fl) {
 }
 
 void af_note_fact(au_facts *f, af_id id) {
+  if (id < AF_COUNT && fact_step[id] > f->step) order_error(f, id, "read before its step");
   if (id < AF_COUNT && f->set[id]) af_note(f, f->cert[id], f->why[id]);
 }
 
 void af_set(au_facts *f, af_id id, ax_value v) {
+  if (fact_step[id] != f->step) order_error(f, id, "set outside its step");
   f->v[id] = v;
   f->set[id] = true;
   f->cert[id] = f->track.cert;
@@ -752,27 +773,43 @@ au_facts *af_compute(const sm_model *m, const ak_knowledge *k) {
     free(err);
   }
   f->k = k;
+  f->step = AF_STEP_DEVICE;
   const pd_device *g = compute_device(f);
+  f->step = AF_STEP_LAYOUT;
   compute_layout(f);
+  f->step = AF_STEP_MODE;
   compute_mode(f);
+  f->step = AF_STEP_RESOURCES;
   compute_resources(f);
+  f->step = AF_STEP_JOB;
   af_compute_job(f);
+  f->step = AF_STEP_MACHINES;
   compute_machines(f);
+  f->step = AF_STEP_GROUPS;
   compute_parallel_groups(f);
   af_shape s = {0};
+  f->step = AF_STEP_SHAPE;
   bool shape_ok = af_read_shape(f, &s);
+  f->step = AF_STEP_MODALITY;
   compute_modality(f);
+  f->step = AF_STEP_FIXES;
   af_compute_layout_fixes(f);
+  f->step = AF_STEP_BATCHING;
   compute_batching(f);
+  f->step = AF_STEP_OPTIMIZER;
   af_mem_cfg mc = compute_optimizer(f);
+  f->step = AF_STEP_RUNTIME;
   compute_runtime(f);
   bool layout_ok = !isnan(mc.tp) && !isnan(mc.pp) && !isnan(mc.cp) && !isnan(mc.ep) &&
                    !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0 &&
                    af_num(f, AF_LAYOUT_VALID, 1);
+  f->step = AF_STEP_MEMORY;
   if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g ? g->usable_gib : NAN);
   af_begin(f);
+  f->step = AF_STEP_SUMMARY;
   af_setb(f, AF_ARCH_KNOWN, shape_ok);
   af_sets(f, AF_MEMORY_SKIPPED, memory_skipped(f, shape_ok, layout_ok));
   af_begin(f);
+  f->step = AF_STEP_CONDITION; /* from here on, the rules read every fact */
   return f;
 }

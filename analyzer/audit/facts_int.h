@@ -28,6 +28,8 @@ struct au_facts {
   const sm_model *m;
   const ak_knowledge *k;      /* model families, words, job kinds */
   ak_knowledge *own_k;        /* k when these facts loaded it themselves */
+  af_step step;               /* the step being computed (facts.h AF_STEPS) */
+  size_t order_errors;
   ax_value v[AF_COUNT];
   bool set[AF_COUNT];
   sm_cert cert[AF_COUNT];     /* how surely each fact is known: its least certain input */
