@@ -180,15 +180,17 @@ static void finding_edits(const au_finding *f, edit_list *l) {
   }
 }
 
-static void quick_fix(json_t *out, const au_finding *f, const fm_map *m, const act_options *o,
+static void quick_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
+                      const act_options *o,
                       checker *ck) {
   edit_list l = {0};
   finding_edits(f, &l);
   if (edits_ok(m, &l, ck)) {
+    const char *args[1] = {f->rule};
     char *title = f->fix_title && *f->fix_title ? pd_xstrdup(f->fix_title)
-                                                  : pd_xasprintf("Apply the fix for %s", f->rule);
+                                                  : au_text(r->rules, AU_MSG_UI_ACTION_APPLY, o->lang, args);
     json_t *a = action(title, "quickfix", workspace_edit(m, &l));
-    json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+    json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(r, f, m, o->dg)));
     if (f->preferred) json_object_set_new(a, "isPreferred", json_true());
     json_array_append_new(out, a);
     free(title);
@@ -288,8 +290,10 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   for (int s = 0; s < 2; s++) {
     if (spots[s] == (size_t)-1 || (s == 1 && spots[1] == spots[0])) continue;
     char *indent = indent_of(file, spots[s]);
-    char *text = pd_xasprintf("%s# NOTE(perf-doctor): accept %s: <reason this setting is right here>\n",
-                              indent, f->rule);
+    const char *args[1] = {f->rule};
+    char *note = au_text(r->rules, AU_MSG_UI_ACTION_NOTE_TEXT, o->lang, args);
+    char *text = pd_xasprintf("%s# %s\n", indent, note);
+    free(note);
     free(indent);
     edit_list l = {0};
     act_push_edit(&l, f->file, spots[s], spots[s], text);
@@ -305,9 +309,9 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
       free(t);
     }
     if (ok) {
-      char *title = pd_xasprintf("Add a NOTE to accept this setting (%s)", f->rule);
+      char *title = au_text(r->rules, AU_MSG_UI_ACTION_NOTE, o->lang, args);
       json_t *a = action(title, "quickfix", workspace_edit(m, &l));
-      json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+      json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(r, f, m, o->dg)));
       json_array_append_new(out, a);
       free(title);
     }
@@ -368,7 +372,8 @@ static void profiling_block(json_t *out, const au_result *r, const fm_map *m, co
   pd_buf_free(&b);
 }
 
-static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, checker *ck) {
+static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, const char *lang,
+                    checker *ck) {
   edit_list l = {0};
   size_t fixed = 0;
   for (size_t i = 0; i < r->nfindings; i++) {
@@ -387,7 +392,10 @@ static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, 
     free(mine.items);
   }
   if (fixed > 0 && edits_ok(m, &l, ck)) {
-    char *title = pd_xasprintf("Fix all safe perf-doctor findings in this file (%zu)", fixed);
+    char n[24];
+    snprintf(n, sizeof n, "%zu", fixed);
+    const char *args[1] = {n};
+    char *title = au_text(r->rules, AU_MSG_UI_ACTION_FIX_ALL, lang, args);
     json_array_append_new(out, action(title, "source.fixAll.perfDoctor", workspace_edit(m, &l)));
     free(title);
   }
@@ -413,7 +421,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
       json_t *mine = json_array_get(cache->per_finding, i);
       if (json_is_null(mine)) {
         mine = json_array();
-        if (f->nedits > 0) quick_fix(mine, f, m, o, ck);
+        if (f->nedits > 0) quick_fix(mine, r, f, m, o, ck);
         note_fix(mine, r, f, m, o, ck);
         json_array_set_new(cache->per_finding, i, mine);
       }
@@ -433,7 +441,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
     json_t *mine = json_object_get(cache->fix_all, key);
     if (!mine) {
       mine = json_array();
-      fix_all(mine, r, file, m, ck);
+      fix_all(mine, r, file, m, o->lang, ck);
       json_object_set_new(cache->fix_all, key, mine);
     }
     append_all(out, mine);

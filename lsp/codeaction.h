@@ -25,6 +25,7 @@ typedef struct {
   TSParser *parser;         /* used to check edits; borrowed */
   const sm_options *sm;     /* options to rebuild the model of an edited script */
   const dg_options *dg;     /* to echo the diagnostic each quick fix resolves */
+  const char *lang;         /* "zh" or English: titles and the NOTE text */
 } act_options;
 
 /* What does not depend on the requested range, kept with one analysis so that the requests a

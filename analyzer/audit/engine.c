@@ -36,6 +36,21 @@ struct au_rules {
 const ac_catalog *au_rules_catalog(const au_rules *rs) { return rs ? rs->cat : NULL; }
 const ab_baselines *au_rules_baselines(const au_rules *rs) { return rs ? rs->bl : NULL; }
 const au_messages *au_rules_messages(const au_rules *rs) { return rs ? rs->msgs : NULL; }
+
+void au_text_append(pd_buf *b, const au_rules *rules, au_msg_id id, const char *lang,
+                    const char *const *args) {
+  ax_value a[16];
+  size_t n = au_msg_arity(id);
+  if (n > sizeof a / sizeof a[0]) n = sizeof a / sizeof a[0];
+  for (size_t i = 0; i < n; i++) a[i] = args && args[i] ? ax_str(args[i]) : ax_null();
+  au_msg_append(b, au_rules_messages(rules), id, lang, NULL, n ? a : NULL);
+}
+
+char *au_text(const au_rules *rules, au_msg_id id, const char *lang, const char *const *args) {
+  pd_buf b = {0};
+  au_text_append(&b, rules, id, lang, args);
+  return pd_buf_take(&b);
+}
 const fc_catalog *au_rules_flags(const au_rules *rs) { return rs ? rs->flags : NULL; }
 const au_flag_notes *au_rules_notes(const au_rules *rs) { return rs ? rs->notes : NULL; }
 

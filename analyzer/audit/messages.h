@@ -2,10 +2,10 @@
  * the Setting line, downgrade reasons, hover facts), as data: analyzer/data/messages.json holds
  * the English and Chinese templates, this list holds their ids and the arguments each takes.
  *
- * Templates are compiled once (with the catalog) and may use, besides their own arguments, any
- * fact and function a rule can: "{g_a} GPUs", "{fixed(static_gb, 1)} GB". A message the data
- * file lacks, or a template that names an unknown argument, fact or function, is refused at
- * load with the message's key. */
+ * Templates may use, besides their own arguments, any fact and function a rule can: "{g_a} GPUs",
+ * "{fixed(static_gb, 1)} GB". A message the data file lacks, or lacks in one language, is
+ * refused at load with the message's key; a template that names an unknown argument, fact or
+ * function is found by au_messages_check (run by the tests; templates compile on first use). */
 #ifndef PD_AUDIT_MESSAGES_H
 #define PD_AUDIT_MESSAGES_H
 
@@ -116,7 +116,32 @@
   X(HOVER_ENGINES, "hover.engines", "")                                                          \
   X(HOVER_ENGINES_KV, "hover.engines.kv", "")                                                    \
   X(HOVER_HOST, "hover.host", "")                                                                \
-  X(BASELINE_ROW, "baseline.row", "model,gpus,source")                                           \
+  X(UI_RESOLVED, "ui.hover.resolved", "value")                                                    \
+  X(UI_SWITCH_ON, "ui.hover.switch_on", "")                                                      \
+  X(UI_UNRESOLVED, "ui.hover.unresolved", "")                                                    \
+  X(UI_SET_IN, "ui.hover.set_in", "")                                                            \
+  X(UI_LINE, "ui.hover.line", "line")                                                            \
+  X(UI_FILE_LINE, "ui.hover.file_line", "file,line")                                             \
+  X(UI_GROUP, "ui.hover.group", "group")                                                         \
+  X(UI_LAUNCH_LINE, "ui.hover.launch_line", "")                                                  \
+  X(UI_CONDITIONAL, "ui.hover.conditional", "")                                                  \
+  X(UI_WINS, "ui.hover.wins", "")                                                                \
+  X(UI_OVERRIDDEN, "ui.hover.overridden", "")                                                    \
+  X(UI_BRANCH_ONLY, "ui.hover.branch_only", "")                                                  \
+  X(UI_NOTE, "ui.hover.note", "note")                                                            \
+  X(UI_FINDINGS, "ui.hover.findings", "")                                                        \
+  X(UI_FINDING, "ui.hover.finding", "tag,rule,title")                                            \
+  X(UI_MEASURED, "ui.hover.measured", "verdict,evidence")                                        \
+  X(UI_MODEL_CONFIG, "ui.hover.model_config", "model")                                           \
+  X(UI_DIAGNOSTIC, "ui.diagnostic", "title,borderline,cost,evidence,verdict,fix")                 \
+  X(UI_ACTION_APPLY, "ui.action.apply_fix", "rule")                                              \
+  X(UI_ACTION_NOTE, "ui.action.note", "rule")                                                    \
+  X(UI_ACTION_NOTE_TEXT, "ui.action.note_text", "rule")                                          \
+  X(UI_ACTION_FIX_ALL, "ui.action.fix_all", "n")                                                 \
+  X(UI_COMPLETION_FLAG, "ui.completion.flag", "type,default,parser")                              \
+  X(UI_COMPLETION_DEFAULT_CHOICE, "ui.completion.default_choice", "flag")                        \
+  X(BASELINE_ROW, "baseline.row", "model,gpus,recipe,fork,other")                                \
+  X(BASELINE_SUMMARY, "baseline.summary", "tp,pp,cp,ep,etp,mode,T,gpe,frac,recompute")           \
   X(BASELINE_VALUE, "baseline.value", "label,value")                                             \
   X(FLAG_HEAD, "flag.head", "flag,type,default")                                                 \
   X(FLAG_HEAD_SWITCH, "flag.head_switch", "flag,type,default")                                   \
@@ -150,11 +175,16 @@ typedef enum {
 
 typedef struct au_messages au_messages;
 
-/* Compiles the messages of a JSON document {"messages": {key: {"en": .., "zh": ..}}}. Problems
- * are appended to *errs ("messages.json: md.title: ..."); a message that fails is rendered as
- * its key. Never NULL; free with au_messages_free. */
+/* Reads the messages of a JSON document {"messages": {key: {"en": .., "zh": ..}}}: every key of
+ * AU_MESSAGES with both texts, or a problem appended to *errs ("messages.json: md.title is
+ * missing"). Templates are compiled when first rendered; one that fails is rendered as its key.
+ * Never NULL; free with au_messages_free. */
 au_messages *au_messages_load(const char *text, size_t len, char ***errs, size_t *nerrs,
                               size_t *caperrs);
+/* Compiles every message in both languages now and appends each that fails (an unknown
+ * argument, fact or function; a syntax error) to *errs. The test suite runs it on the built-in
+ * messages, so a run never meets a message it cannot render. */
+void au_messages_check(const au_messages *ms, char ***errs, size_t *nerrs, size_t *caperrs);
 void au_messages_free(au_messages *ms);
 
 /* Appends message id in lang ("zh", else English) to b; args are the message's arguments in
@@ -164,5 +194,7 @@ void au_msg_append(pd_buf *b, const au_messages *ms, au_msg_id id, const char *l
 /* The same as a fresh string; caller frees. */
 char *au_msg(const au_messages *ms, au_msg_id id, const char *lang, const ax_env *facts,
              const ax_value *args);
+/* How many arguments message id takes (its AU_MESSAGES entry's names). */
+size_t au_msg_arity(au_msg_id id);
 
 #endif

@@ -1,6 +1,6 @@
 /* fixture: shared helpers of the audit tests. A case takes a fixture script from
  * tests/fixtures/audit/scripts/training/ and applies text operations before auditing it:
- *   add <words...>    append a line to the script's EXTRA_ARGS array (argparse: last one wins)
+ *   add <words...>    insert a line at the top of the script's EXTRA_ARGS array (so of two adds, the first comes last and wins in argparse)
  *   del <--flag>      delete every line whose first word is the flag
  *   sub <old> => <new> replace the first occurrence of a text (\\n = newline, in either)
  * The audit runs on the edited text under the fixture's own path, so the model config is found

@@ -125,7 +125,7 @@ static char *diagnostics(const au_rules *rules, const char *path, const char *ur
   json_decref(mj);
   fm_map m;
   fm_init(&m, r->model, uri, DOC_UTF16, uri_of, NULL);
-  dg_options o = {true, NULL};
+  dg_options o = {true, NULL, "en"};
   json_t *j = dg_build(r, &m, &o);
   char *ds = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
   json_decref(j);
