@@ -5,6 +5,8 @@ file(GLOB PD_DATA_JSON CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/*.json")
 # The flag catalog goes in compiled (flagc, CMakeLists.txt): flags.bin instead of flags.json.
 list(FILTER PD_DATA_JSON EXCLUDE REGEX "/flags\\.json$")
 set(PD_FLAGS_BIN "${CMAKE_BINARY_DIR}/generated/flags.bin")
+# flagc writes into generated/ before anything else has made it (a clean build)
+file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/generated")
 add_custom_command(OUTPUT "${PD_FLAGS_BIN}"
   COMMAND pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json" "${PD_FLAGS_BIN}"
   DEPENDS pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json"
