@@ -495,7 +495,7 @@ static void on_code_action(srv *s, const rpc_message *m) {
   if (y < x) y = x;
   sm_options smo = ws_model_options(s->ws, ws_doc_path(a));
   dg_options dgo = ws_diag_options(s->ws);
-  act_options o = {path_get(m->params, "context.only"), ws_parser(s->ws), &smo, &dgo};
+  act_options o = {path_get(m->params, "context.only"), ws_parser(s->ws), &smo, &dgo, ws_settings(s->ws)->lang};
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 

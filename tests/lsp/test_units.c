@@ -308,7 +308,7 @@ static void test_note_in_model_config(void) {
   fm_init(&m, r.model, uri, DOC_UTF16, uri_of, NULL);
   TSParser *p = sm_parser_new();
   dg_options dg = {true, NULL};
-  act_options o = {NULL, p, &opt, &dg};
+  act_options o = {NULL, p, &opt, &dg, NULL};
   act_cache *cache = act_cache_new(&m, r.nfindings);
   json_t *acts = act_actions(&r, &m, g->file, g->range.start_byte, g->range.start_byte, &o, cache);
   json_t *note = NULL;
