@@ -16,6 +16,7 @@ send {"jsonrpc":"2.0","id":4,"method":"textDocument/codeAction","params":{"textD
 expect {"id":4,"result":[{"title":{"<all>":["~插入有界的 Train Actor profiling 参数（第 3-5 步","~traces/<YYYYmmdd_HHMMSS>/train_trace/"]},"kind":"refactor.rewrite","edit":{"changes":{"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh":[{"newText":{"<all>":["~--use-pytorch-profiler","~--profile-target train_overall","~--profile-step-start 3","~--profile-step-end 5","~--profile-with-memory"]}}]}}}]}
 # Back to English: the next answers follow the setting.
 send {"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"lang":"en"}}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<contains>",{"code":"R-C20","message":"~Checkpoint"}]}}
 send {"jsonrpc":"2.0","id":5,"method":"workspace/executeCommand","params":{"command":"perfDoctor.traceSummary","arguments":["${TMP}/traces/run1"]}}
 expect {"id":5,"result":{"markdown":{"<all>":["~**Source:** 2 file(s)","~## Hypotheses to verify"]}}}
 send {"jsonrpc":"2.0","id":6,"method":"workspace/executeCommand","params":{"command":"perfDoctor.compareTraces","arguments":["${TMP}/traces/run1","${TMP}/traces/run1"]}}
