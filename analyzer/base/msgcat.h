@@ -1,6 +1,8 @@
 /* msgcat: sentences as data — message templates with named, typed arguments, in several
- * languages, compiled once and rendered many times. libc only: the layer that loads the texts
- * (from a data file, with whatever parser it has) gives them to pd_msgcat_set one by one.
+ * languages. libc only: the layer that loads the texts (from a data file, with whatever parser it
+ * has) gives them to pd_msgcat_set one by one, which checks each; a template is read as it is
+ * rendered (a catalog of hundreds of messages of which a summary says a few dozen loads without
+ * compiling any).
  *
  * A catalog is made from a spec table: each message's key and the arguments it takes, written
  * "name:type,name:type" with type s (string), i (integer) or f (real number). A template is text
@@ -10,12 +12,16 @@
  *                   reals; d for integers; s for strings), with flags, width and precision;
  *   {name?one|other} "one" when the integer argument is 1, else "other" (plurals);
  *   {{ and }}       literal braces.
- * Compiling refuses a placeholder that names an argument the spec does not list, a conversion
+ * Checking refuses a placeholder that names an argument the spec does not list, a conversion
  * that does not fit the argument's type, and unbalanced braces, with the reason.
  *
  * Rendering never fails: an id, language or template that is missing renders the message's key,
- * and arguments that do not match the spec (count or type) render "{?key}" in their place, so a
- * mistake shows in the output (and in the tests) instead of reading past the arguments. */
+ * and arguments that do not match the spec (count or type) render "{?key}" instead of the
+ * message, so a mistake shows in the output (and in the tests) instead of reading past the
+ * arguments.
+ *
+ * A catalog reads a message's argument list the first time the message is checked or said and
+ * keeps it: use one catalog from one thread at a time (a trace summary is rendered on one). */
 #ifndef PD_BASE_MSGCAT_H
 #define PD_BASE_MSGCAT_H
 
@@ -50,9 +56,14 @@ typedef struct pd_msgcat pd_msgcat;
 pd_msgcat *pd_msgcat_new(const pd_msg_spec *specs, size_t n, size_t nlangs);
 void pd_msgcat_free(pd_msgcat *c);
 
-/* Compiles text (copied) as message id's template in language lang, replacing any earlier one.
- * False with *why (caller frees) when it is refused; the message then has no template there. */
+/* Checks text and keeps it (copied) as message id's template in language lang, replacing any
+ * earlier one. False with *why (caller frees) when it is refused; the message then has no
+ * template there. */
 bool pd_msgcat_set(pd_msgcat *c, size_t id, size_t lang, const char *text, char **why);
+/* The same for a text already checked (a catalog the build compiled after checking it), not
+ * checked again and not copied: it must outlive the catalog. A template that is unsound after all
+ * renders "{?key}". */
+void pd_msgcat_set_checked(pd_msgcat *c, size_t id, size_t lang, const char *text);
 /* Whether message id has a template in lang; its text as given to pd_msgcat_set (borrowed), or
  * NULL. */
 bool pd_msgcat_has(const pd_msgcat *c, size_t id, size_t lang);

@@ -1,6 +1,7 @@
 #include "trace/messages.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,53 +73,64 @@ tr_msgs *tr_msgs_load(const char *text, size_t len, char ***errs, size_t *nerrs)
   return m;
 }
 
-/* ---- the compiled form: "PDTM1\0", then per message of the list, in its order, the key and
- * each language's text, every string NUL-terminated. Loading it parses no JSON. ---- */
+/* ---- the compiled form: the header "PDTM", the version, the count of messages and of languages
+ * (u32 words in the byte order of the machine that built it), then per message of the list, in its
+ * order, the offsets of its key and of each language's text, then those strings NUL-terminated.
+ * Loading it parses nothing: each text is a pointer into it. ---- */
 
-static const char BIN_MAGIC[] = "PDTM1";
+#define BIN_MAGIC 0x4d544450u /* "PDTM" */
+#define BIN_VERSION 1u
+enum { BIN_HEADER = 4, BIN_ROW = 1 + TR_NLANGS };
+
+static void put_u32(pd_buf *b, uint32_t v) { pd_buf_append(b, (const char *)&v, sizeof v); }
 
 void tr_msgs_to_binary(const tr_msgs *m, pd_buf *out) {
-  pd_buf_append(out, BIN_MAGIC, sizeof BIN_MAGIC);
-  for (size_t i = 0; i < TM_COUNT; i++) {
-    pd_buf_append(out, specs[i].key, strlen(specs[i].key) + 1);
-    for (int l = 0; l < TR_NLANGS; l++) {
-      const char *t = pd_msgcat_text(m->cat, i, (size_t)l);
-      pd_buf_append(out, t ? t : "", strlen(t ? t : "") + 1);
+  pd_buf strings = {0};
+  put_u32(out, BIN_MAGIC);
+  put_u32(out, BIN_VERSION);
+  put_u32(out, TM_COUNT);
+  put_u32(out, TR_NLANGS);
+  for (size_t i = 0; i < TM_COUNT; i++)
+    for (int l = -1; l < TR_NLANGS; l++) {
+      const char *t = l < 0 ? specs[i].key : pd_msgcat_text(m->cat, i, (size_t)l);
+      put_u32(out, (uint32_t)strings.len);
+      pd_buf_append(&strings, t ? t : "", strlen(t ? t : "") + 1);
     }
-  }
+  pd_buf_append(out, strings.data ? strings.data : "", strings.len);
+  pd_buf_free(&strings);
 }
 
-/* The NUL-terminated string at *at in p[0..n), advancing *at past it; NULL past the end. */
-static const char *next_str(const unsigned char *p, size_t n, size_t *at) {
-  const unsigned char *z = *at < n ? memchr(p + *at, 0, n - *at) : NULL;
-  if (!z) return NULL;
-  const char *s = (const char *)p + *at;
-  *at = (size_t)(z - p) + 1;
-  return s;
+/* The string at offset off of the pool p[0..n), or NULL when it is not one (out of range or not
+ * NUL-terminated by the end of the pool, which the builder guarantees for the last one). */
+static const char *pool_str(const unsigned char *p, size_t n, uint32_t off) {
+  return off < n && p[n - 1] == 0 ? (const char *)p + off : NULL;
 }
 
 tr_msgs *tr_msgs_from_binary(const unsigned char *p, size_t n, char ***errs, size_t *nerrs) {
-  size_t cap = errs && *errs ? *nerrs : 0, dummy = 0, at = 0;
+  size_t cap = errs && *errs ? *nerrs : 0, dummy = 0;
   if (!nerrs) nerrs = &dummy;
   tr_msgs *m = pd_xcalloc(1, sizeof *m);
   m->cat = pd_msgcat_new(specs, TM_COUNT, TR_NLANGS);
-  const char *magic = next_str(p, n, &at);
-  if (!magic || strcmp(magic, BIN_MAGIC) != 0) {
-    add_err(errs, nerrs, &cap, pd_xstrdup(FILE_NAME ": the compiled catalog has no PDTM1 header"));
+  const size_t table = (BIN_HEADER + (size_t)TM_COUNT * BIN_ROW) * sizeof(uint32_t);
+  uint32_t head[BIN_HEADER] = {0};
+  if (n >= sizeof head) memcpy(head, p, sizeof head);
+  if (n <= table || head[0] != BIN_MAGIC || head[1] != BIN_VERSION || head[2] != TM_COUNT || head[3] != TR_NLANGS) {
+    add_err(errs, nerrs, &cap, pd_xstrdup(FILE_NAME ": the compiled catalog is not one of this build's list"));
     return m;
   }
+  const unsigned char *pool = p + table;
+  size_t npool = n - table;
   for (size_t i = 0; i < TM_COUNT; i++) {
-    const char *key = next_str(p, n, &at);
+    uint32_t row[BIN_ROW];
+    memcpy(row, p + (BIN_HEADER + i * BIN_ROW) * sizeof(uint32_t), sizeof row);
+    const char *key = pool_str(pool, npool, row[0]);
     if (!key || strcmp(key, specs[i].key) != 0) {
       add_err(errs, nerrs, &cap, pd_xasprintf(FILE_NAME ": the compiled catalog has %s where %s belongs", key ? key : "nothing", specs[i].key));
       return m;
     }
-    for (int l = 0; l < TR_NLANGS; l++) {
-      const char *text = next_str(p, n, &at);
-      char *why = NULL;
-      if (text && *text && !pd_msgcat_set(m->cat, i, (size_t)l, text, &why))
-        add_err(errs, nerrs, &cap, pd_xasprintf(FILE_NAME ": %s (%s): %s", key, lang_names[l], why));
-      free(why);
+    for (int l = 0; l < TR_NLANGS; l++) { /* checked when the build compiled them (tmsgc) */
+      const char *text = pool_str(pool, npool, row[1 + l]);
+      if (text && *text) pd_msgcat_set_checked(m->cat, i, (size_t)l, text);
     }
   }
   return m;

@@ -261,7 +261,9 @@ tr_msgs *tr_msgs_builtin(char ***errs, size_t *nerrs);
 void tr_msgs_free(tr_msgs *m);
 
 /* The compiled form (appended to out) and a catalog from it (never NULL; a form that does not
- * match the list above, key by key, is refused with a line in *errs). */
+ * match the list above, key by key, is refused with a line in *errs). The texts in it are not
+ * checked again (the build did) and not copied: p must outlive the catalog (the embedded data
+ * does). */
 void tr_msgs_to_binary(const tr_msgs *m, pd_buf *out);
 tr_msgs *tr_msgs_from_binary(const unsigned char *p, size_t n, char ***errs, size_t *nerrs);
 /* The template of message id in lang as the document wrote it (borrowed), or NULL. */

@@ -3,6 +3,7 @@
  * loader's refusals (a language missing, an unknown key or argument), the compiled form read back,
  * and every message of the built-in catalog rendered in both languages with arguments of its
  * types. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,13 +68,17 @@ static void test_templates(void) {
   pd_marg wrong[] = {PD_MI(1), PD_MI(2)};
   expect(c, 0, "On {who}", who, 1, "On rank 3");
   char *got = render(c, 0, 0, wrong, 1);
-  CHECK_STR(got, "On {?t.str}");
+  CHECK_STR(got, "{?t.str}");
   free(got);
   got = render(c, 0, 0, NULL, 0);
-  CHECK_STR(got, "On {?t.str}");
+  CHECK_STR(got, "{?t.str}");
   free(got);
-  got = render(c, 0, 1, who, 1); /* no template in language 1: the key */
-  CHECK_STR(got, "t.str");
+  pd_msgcat_set_checked(c, 0, 1, "bad {nope} template"); /* not checked: unsound, said so when rendered */
+  got = render(c, 0, 1, who, 1);
+  CHECK_STR(got, "bad {?t.str}");
+  free(got);
+  got = render(c, 2, 1, NULL, 0); /* no template in language 1: the key */
+  CHECK_STR(got, "t.none");
   free(got);
   pd_msgcat_free(c);
 }
@@ -158,12 +163,31 @@ static void test_builtin(void) {
     for (int l = 0; l < TR_NLANGS; l++) CHECK_STR(tr_msgs_text(back, (tr_msg_id)id, l), tr_msgs_text(m, (tr_msg_id)id, l));
   tr_msgs_free(back);
   free_errs(errs, n);
-  /* a compiled form that does not match the list (a key out of place, cut short) is refused */
-  bin.data[strlen("PDTM1") + 1] ^= 1;
+  /* a compiled form that does not match the list is refused: a key out of place, another count,
+   * cut short */
+  uint32_t first_key;
+  memcpy(&first_key, bin.data + 4 * sizeof(uint32_t), sizeof first_key);
+  size_t pool = (4 + (size_t)TM_COUNT * (1 + TR_NLANGS)) * sizeof(uint32_t);
+  bin.data[pool + first_key] ^= 1;
   errs = NULL;
   n = 0;
-  back = tr_msgs_from_binary((const unsigned char *)bin.data, bin.len / 2, &errs, &n);
+  back = tr_msgs_from_binary((const unsigned char *)bin.data, bin.len, &errs, &n);
   CHECK(n == 1 && errors_with(errs, n, "belongs"));
+  tr_msgs_free(back);
+  free_errs(errs, n);
+  bin.data[pool + first_key] ^= 1;
+  bin.data[2 * sizeof(uint32_t)] ^= 1;
+  errs = NULL;
+  n = 0;
+  back = tr_msgs_from_binary((const unsigned char *)bin.data, bin.len, &errs, &n);
+  CHECK(n == 1 && errors_with(errs, n, "not one of this build's list"));
+  tr_msgs_free(back);
+  free_errs(errs, n);
+  bin.data[2 * sizeof(uint32_t)] ^= 1;
+  errs = NULL;
+  n = 0;
+  back = tr_msgs_from_binary((const unsigned char *)bin.data, pool / 2, &errs, &n);
+  CHECK(n == 1);
   tr_msgs_free(back);
   free_errs(errs, n);
   pd_buf_free(&bin);
