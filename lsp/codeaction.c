@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/profile.h"
 #include "base/alloc.h"
 #include "base/limits.h"
 #include "base/path.h"
@@ -321,55 +322,56 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   }
 }
 
+/* Whether the rebuilt model reads the plan's flags as the plan writes them, and nothing else
+ * changed: every flag added, none lost. */
+static bool block_read_back(const sm_model *before, const sm_model *after, const au_profile *p) {
+  size_t added = 0;
+  for (size_t i = 0; i < AU_PROF_NFLAGS; i++) {
+    const sm_flag *f = sm_flag_get(after, p->flags[i].flag);
+    const char *v = sm_flag_str(after, p->flags[i].flag);
+    if (!f || f->conditional || !v || strcmp(v, p->flags[i].value) != 0) return false;
+    added++;
+  }
+  return after->nflags == before->nflags + added;
+}
+
+/* The profiling plan of audit/profile.h as an edit: its flags after the last flag of the script
+ * that reaches the train command. */
 static void profiling_block(json_t *out, const au_result *r, const fm_map *m, const act_options *o,
                             checker *ck) {
   const sm_model *model = r->model;
   if (!model->train_line_found || !model->files[0].path || sm_flag_get(model, "--use-pytorch-profiler"))
     return;
-  /* After the last flag of the script that reaches the train command. */
   const sm_flag *last = NULL;
   for (size_t i = 0; i < model->nflags; i++) {
     const sm_flag *f = &model->flags[i];
     if (f->file == 0 && !f->conditional) last = f;
   }
   if (!last) return;
+  au_profile *p = au_profile_plan(model, r->facts);
   const fm_file *file = &m->files[0];
   char *indent = indent_of(file, line_start(file, last->range.start_byte));
-  const char *sep = last->group ? "\n" : " \\\n"; /* array items vs a continued command line */
-  pd_buf b = {0};
-  const char *lines[] = {"--use-pytorch-profiler", "--profile-target train_overall"};
-  for (size_t i = 0; i < 2; i++) pd_buf_printf(&b, "%s%s%s", sep, indent, lines[i]);
-  pd_buf_printf(&b, "%s%s--profile-step-start %d", sep, indent, ACT_PROFILE_STEP_START);
-  pd_buf_printf(&b, "%s%s--profile-step-end %d", sep, indent, ACT_PROFILE_STEP_END);
+  char *block = au_profile_block(p, last->group ? "\n" : " \\\n", indent); /* array items vs a continued line */
   free(indent);
-
   edit_list l = {0};
-  act_push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
+  act_push_edit(&l, 0, last->full.end_byte, last->full.end_byte, block);
   bool ok = edits_ok(m, &l, ck);
   if (ok) {
     size_t len;
     char *t = apply(m, 0, &l, &len);
     sm_model *after = sm_build(model->files[0].path, t, len, NULL, o->sm);
-    const sm_flag *on = sm_flag_get(after, "--use-pytorch-profiler");
-    long end = 0;
-    ok = after->nflags == model->nflags + 4 && on && !on->conditional &&
-         sm_flag_long(after, "--profile-step-end", &end) && end == ACT_PROFILE_STEP_END;
+    ok = block_read_back(model, after, p);
     sm_model_free(after);
     free(t);
   }
   if (ok) {
-    const char *exp = sm_flag_str(model, "--tb-experiment-name");
-    char *title = exp && *exp
-        ? pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
-                       "traces/%s/train_trace/)", ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END, exp)
-        : pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
-                       "traces/<timestamp>/train_trace/ unless --tb-experiment-name is set)",
-                       ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END);
+    char *title = au_profile_title(p, r->rules, o->lang);
     json_array_append_new(out, action(title, "refactor.rewrite", workspace_edit(m, &l)));
     free(title);
   }
   free(l.items);
-  pd_buf_free(&b);
+  free(block);
+  au_profile_free(p);
 }
 
 static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, const char *lang,

@@ -564,9 +564,9 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
       return;
     }
-    res = cmd_compare_traces(path, second, &err);
+    res = cmd_compare_traces(path, second, ws_settings(s->ws)->lang, &err);
   } else {
-    res = path ? cmd_trace_summary(path, s->cap_show_document, &err) : NULL;
+    res = path ? cmd_trace_summary(path, s->cap_show_document, ws_settings(s->ws)->lang, &err) : NULL;
   }
   if (!res) {
     fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");

@@ -164,7 +164,28 @@
   X(FLAG_UNKNOWN, "flag.unknown", "flag,origin")                                                 \
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
-  X(FLAG_NOTE, "flag.note", "note")
+  X(FLAG_NOTE, "flag.note", "note")                                                              \
+  X(PROF_TITLE, "profile.title", "script")                                                       \
+  X(PROF_ALREADY, "profile.already", "start,end,overall,memory")                                 \
+  X(PROF_FLAGS_HEAD, "profile.flags_head", "")                                                   \
+  X(PROF_EXPERIMENT_COMMENT, "profile.experiment_comment", "")                                   \
+  X(PROF_WINDOW, "profile.window", "start,end,run")                                              \
+  X(PROF_RUN_KNOWN, "profile.run_known", "steps")                                                \
+  X(PROF_RUN_UNKNOWN, "profile.run_unknown", "why,need")                                         \
+  X(PROF_WHY_EPOCHS, "profile.run_why.epochs", "")                                               \
+  X(PROF_WHY_UNSET, "profile.run_why.unset", "")                                                 \
+  X(PROF_NOTES, "profile.notes", "")                                                             \
+  X(PROF_WHERE, "profile.where", "dir,files")                                                    \
+  X(PROF_WHERE_FILES, "profile.where_files", "dir,files")                                        \
+  X(PROF_NO_EXPERIMENT, "profile.no_experiment", "")                                             \
+  X(PROF_THEN, "profile.then", "dir,script")                                                     \
+  X(PROF_ACTION, "profile.action", "start,end,dir")                                              \
+  X(PROF_ACTION_NO_EXPERIMENT, "profile.action_no_experiment", "start,end,dir")                  \
+  X(PROF_ERR_ONE_SCRIPT, "profile.error.one_script", "arg")                                      \
+  X(PROF_ERR_OPTION, "profile.error.unknown_option", "arg")                                      \
+  X(PROF_ERR_FORMAT, "profile.error.format", "format")                                           \
+  X(PROF_ERR_LANG, "profile.error.lang", "lang")                                                 \
+  X(PROF_ERR_NO_TRAIN, "profile.error.no_train", "script")
 
 typedef enum {
 #define AU_MSG_ENUM_(id, key, args) AU_MSG_##id,
@@ -196,5 +217,10 @@ char *au_msg(const au_messages *ms, au_msg_id id, const char *lang, const ax_env
              const ax_value *args);
 /* How many arguments message id takes (its AU_MESSAGES entry's names). */
 size_t au_msg_arity(au_msg_id id);
+
+/* The messages a loaded rule set (audit.h) compiled, for the faces' own sentences (borrowed from
+ * rules; NULL for NULL). */
+typedef struct au_rules au_rules;
+const au_messages *au_rules_messages(const au_rules *rules);
 
 #endif
