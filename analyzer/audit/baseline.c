@@ -58,7 +58,7 @@ static bool key_match(const char *row, const char *script) {
 
 static const char *device_class(const char *d) {
   if (!d || !strcmp(d, "gpu")) return "gpu";
-  if (!strcmp(d, "klx") || !strcmp(d, "P800") || !strcmp(d, "p800")) return "klx";
+  if (!strcmp(d, "klx") || !strcmp(d, "P800") || !strcmp(d, "p800") || !strcmp(d, "xpu")) return "klx";
   return d;
 }
 

@@ -386,6 +386,11 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
   bool noted = loc && loc->note;
   if (noted && r->note_skips) return;
+  const char *intent = stated_intent(x, r);
+  /* an info about production throughput says nothing to a script stated to be a smoke test */
+  if (intent && severity == AU_INFO) return;
+  /* about a sourced file's own text: that file's report says it, once */
+  if (r->file_local && at && at->file > 0 && severity == AU_INFO) return;
   au_finding *f = PD_PUSH(x->out->items, x->out->n, x->out->cap);
   memset(f, 0, sizeof *f);
   f->severity_before = -1;
@@ -395,7 +400,6 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   bool conditional = loc && loc->conditional;
   /* without a train command the arrays were only assumed to be passed: nothing is certain */
   bool no_train = !m->train_line_found && !r->about_file;
-  const char *intent = stated_intent(x, r);
   if (borderline || noted || conditional || no_train || intent) severity = AU_INFO;
   /* critical only when every input is known: a job that may start fine is not a failure */
   bool capped = severity == AU_CRITICAL && in.cert < SM_CERT_DEFAULT;
@@ -501,6 +505,41 @@ static int cmp_findings(const void *a, const void *b) {
   return strcmp(x->rule, y->rule);
 }
 
+static void finding_free(au_finding *f);
+
+/* The infos of a "group" rule after its first become related places of the first: one cause,
+ * one finding (the editor still marks every place). */
+static void group_findings(const run_ctx *x) {
+  finding_list *out = x->out;
+  for (size_t h = 0; h < out->n; h++) {
+    au_finding *head = &out->items[h];
+    const ac_rule *r = ac_find(x->rules->cat, head->rule);
+    if (!r || !r->group || head->severity != AU_INFO) continue;
+    size_t cap = head->nrelated, n = 0, keep = h + 1;
+    pd_buf names = {0};
+    for (size_t i = h + 1; i < out->n; i++) {
+      au_finding *g = &out->items[i];
+      if (strcmp(g->rule, head->rule) || g->severity != AU_INFO) {
+        out->items[keep++] = *g;
+        continue;
+      }
+      const char *name = g->flag ? g->flag : g->rule;
+      pd_buf_printf(&names, "%s`%s`", n++ ? ", " : "", name);
+      ax_value a[1] = {ax_str(name)};
+      add_related(head, &cap, g->file, g->range, msg(x, AU_MSG_RELATED_GROUP, a));
+      finding_free(g);
+    }
+    out->n = keep;
+    if (n) {
+      ax_value a[3] = {ax_str(head->cost), ax_num((double)n), ax_str(names.data)};
+      char *s = msg(x, AU_MSG_COST_GROUP, a);
+      free(head->cost);
+      head->cost = s;
+    }
+    pd_buf_free(&names);
+  }
+}
+
 au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
                   const au_config *cfg) {
   static const au_config defaults = {0};
@@ -533,6 +572,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   bool flags_seen = r->model->train_line_found || r->model->nflags > 0;
   for (size_t i = 0; launch && i < rules->cat->n; i++)
     if (flags_seen || rules->cat->rules[i].nconditions) eval_rule(&x, &rules->cat->rules[i]);
+  group_findings(&x);
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;

@@ -319,6 +319,24 @@ char *af_env_scan(const sm_model *m, const char *name) {
   return best;
 }
 
+/* A word character of a name in a script: what may not touch a mention on either side. */
+static bool name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.'; }
+
+bool af_mentions(const sm_model *m, const char *word) {
+  size_t k = strlen(word);
+  for (size_t fi = 0; k && fi < m->nfiles; fi++) {
+    const char *t = m->files[fi].text;
+    for (const char *p = t ? strstr(t, word) : NULL; p; p = strstr(p + 1, word)) {
+      if ((p > t && name_char(p[-1])) || name_char(p[k])) continue;
+      const char *ls = p; /* a commented-out line does not run */
+      while (ls > t && ls[-1] != '\n') ls--;
+      while (*ls == ' ' || *ls == '\t') ls++;
+      if (*ls != '#') return true;
+    }
+  }
+  return false;
+}
+
 /* ---- the condition a rule is looking at ---- */
 
 /* The name among names[0..n) closest to want (one or two edits away), or NULL. */
@@ -396,6 +414,19 @@ void af_condition(au_facts *f, const sm_condition *c) {
  * Each fact rests on the inputs read since the af_begin before it: a block that sets several
  * facts sets them from the same inputs. */
 
+/* The device the script's own text sets up (knowledge.json "devices": ASCEND_RT_VISIBLE_DEVICES,
+ * --sglang-device npu, a sourced local-klx.sh), or NULL: a file name may say "gpu" and the
+ * script still run on NPUs. */
+static const char *script_device(au_facts *f) {
+  ax_env env = af_env(f);
+  for (size_t i = 0; f->k && i < ak_ndevices(f->k); i++) {
+    const ax_expr *when;
+    const char *dev = ak_device(f->k, i, &when);
+    if (ax_truth(ax_eval(when, &env)) == 1) return dev;
+  }
+  return NULL;
+}
+
 /* The device: the one the user or the script names, else the file name's (npu, klx, P800),
  * else H20 96GB, assumed. A named device the table does not know has no memory figure: memory
  * rules wait for one instead of judging against H20's. */
@@ -410,6 +441,11 @@ static const pd_device *compute_device(au_facts *f) {
   } else if (!c->gpu && c->name_device && strcmp(c->name_device, "gpu") != 0) {
     g = pd_device_find(c->name_device, &f->custom_device);
     if (g) af_assume(f, "device taken from the file name: %s", g->display);
+  }
+  if (!g && !c->gpu) {
+    const char *said = script_device(f);
+    g = said ? pd_device_find(said, &f->custom_device) : NULL;
+    if (g) af_assume(f, "device taken from what the script sets up: %s", g->display);
   }
   if (!g && !c->gpu) {
     g = pd_device_default();
@@ -431,9 +467,13 @@ static const pd_device *compute_device(au_facts *f) {
     if (!isnan(u) && (isnan(most) || u > most)) most = u;
   }
   af_setu(f, AF_M_MAX, most);
+  af_setu(f, AF_TFLOPS, g ? g->bf16_tflops : NAN);  /* dense bf16 peak, TFLOP/s */
+  af_setu(f, AF_LINK_GBPS, g ? g->link_gbps : NAN); /* device-to-device in a node, GB/s */
   af_setb(f, AF_BLACKWELL, g && g->blackwell);
   af_setb(f, AF_NPU, (g && g->cls == PD_DEV_NPU) || (c->name_device && !strcmp(c->name_device, "npu")));
-  af_sets(f, AF_DEVICE, c->name_device);
+  /* the family, for rules that differ by vendor (DeepEP, vendor builds of SGLang) */
+  static const char *const family[] = {"gpu", "npu", "xpu"};
+  af_sets(f, AF_DEVICE, g ? family[g->cls] : c->name_device);
   return g;
 }
 

@@ -27,7 +27,7 @@
  * rather than kept by a call order. */
 #define AF_FACTS(X)                                                                              \
   X(GPU, "gpu", DEVICE) X(GPU_DISPLAY, "gpu_display", DEVICE) X(GPU_ASSUMED, "gpu_assumed", DEVICE) X(M, "M", DEVICE)   \
-  X(M_MAX, "M_max", DEVICE)           \
+  X(M_MAX, "M_max", DEVICE) X(TFLOPS, "tflops", DEVICE) X(LINK_GBPS, "link_gbps", DEVICE)           \
   X(BLACKWELL, "blackwell", DEVICE) X(NPU, "npu", DEVICE) X(DEVICE, "device", DEVICE) X(TP, "tp", LAYOUT) X(PP, "pp", LAYOUT)            \
   X(CP, "cp", LAYOUT) X(EP, "ep", LAYOUT) X(ETP, "etp", LAYOUT) X(ETP_SET, "etp_set", LAYOUT) X(VPP, "vpp", LAYOUT) X(DYN_CP, "dyn_cp", LAYOUT)  \
   X(JOB, "job", JOB) X(ROLLOUT_ENGINE, "rollout_engine", JOB) X(TRAINS, "trains", JOB)                         \

@@ -79,6 +79,9 @@ bool af_flag_has(au_facts *f, const char *name);
 const char *af_flag_str(au_facts *f, const char *name);
 /* The last value assigned to NAME anywhere in the script's files (caller frees), or NULL. */
 char *af_env_scan(const sm_model *m, const char *name);
+/* Whether a line of the script's files that is not a comment names `word` whole (an
+ * environment variable, a sourced file's name). */
+bool af_mentions(const sm_model *m, const char *word);
 
 /* The model's shape as its config states it. */
 typedef struct {

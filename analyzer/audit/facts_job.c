@@ -4,7 +4,9 @@
  * --debug-rollout-only runs the rollout only, --debug-train-only the actor only, --loss-type sft
  * (or --sft) an SFT producer and the actor (CPT and the preference objectives are SFT variants),
  * everything else RL. */
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "audit/facts_int.h"
 #include "base/alloc.h"
@@ -59,6 +61,37 @@ static char *name_intents(const au_facts *f, const char *base) {
   return b.data ? pd_buf_take(&b) : pd_xstrdup("");
 }
 
+/* Adds to b the intents the script's opening comment states ("validation script", "for CI",
+ * "smoke test"): the author's own words, like a NOTE. Only the comment block before the first
+ * command counts; words are compared whole, case-insensitively. */
+static void header_intents(const au_facts *f, pd_buf *b) {
+  static const char *const none[] = {NULL};
+  const char *const *words = f->k ? ak_intent_words(f->k) : none;
+  const char *t = f->m->nfiles ? f->m->files[0].text : NULL;
+  for (const char *line = t; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    const char *p = line;
+    while (p < line + n && (*p == ' ' || *p == '\t')) p++;
+    if (p < line + n && *p != '#') break; /* the first command ends the header */
+    for (const char *w = p; w < line + n;) {
+      while (w < line + n && !isalnum((unsigned char)*w)) w++;
+      const char *we = w;
+      while (we < line + n && (isalnum((unsigned char)*we) || *we == '-')) we++;
+      for (size_t i = 0; words[i] && we > w; i++) {
+        size_t k = strlen(words[i]);
+        if ((size_t)(we - w) != k || strncasecmp(w, words[i], k)) continue;
+        bool have = false; /* already stated by the file name */
+        for (const char *q = b->data ? strstr(b->data, words[i]) : NULL; q; q = strstr(q + 1, words[i]))
+          if ((q == b->data || q[-1] == ',') && (q[k] == ',' || !q[k])) have = true;
+        if (!have) pd_buf_printf(b, "%s%s", b->len ? "," : "", words[i]);
+      }
+      w = we;
+    }
+    line = end ? end + 1 : NULL;
+  }
+}
+
 void af_compute_job(au_facts *f) {
   af_begin(f);
   const char *job = job_kind(f);
@@ -82,7 +115,12 @@ void af_compute_job(au_facts *f) {
   af_setb(f, AF_MEGATRON, !backend || !strcmp(backend, "megatron"));
   af_begin(f);
   const sm_model *m = f->m;
-  char *intents = name_intents(f, pd_path_base(m->nfiles ? m->files[0].path : ""));
+  pd_buf stated = {0};
+  char *from_name = name_intents(f, pd_path_base(m->nfiles ? m->files[0].path : ""));
+  pd_buf_printf(&stated, "%s", from_name);
+  free(from_name);
+  header_intents(f, &stated);
+  char *intents = stated.data ? pd_buf_take(&stated) : pd_xstrdup("");
   if ((rollout_only || train_only) && !strstr(intents, "debug")) {
     char *more = pd_xasprintf("%s%sdebug", intents, *intents ? "," : "");
     free(intents);

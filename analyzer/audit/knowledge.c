@@ -9,6 +9,7 @@
 #include "audit/catalog.h"
 #include "base/alloc.h"
 #include "base/data.h"
+#include "base/device.h"
 #include "base/str.h"
 
 typedef struct {
@@ -33,6 +34,9 @@ struct ak_knowledge {
   const char **jobs;
   ax_expr **job_when;
   size_t njobs;
+  const char **devices; /* device triggers: what the script's own text says it runs on */
+  ax_expr **device_when;
+  size_t ndevices;
 };
 
 static void words_free(words *w) { free(w->v); }
@@ -51,6 +55,9 @@ void ak_free(ak_knowledge *k) {
   for (size_t i = 0; i < k->njobs; i++) ax_free(k->job_when[i]);
   free(k->job_when);
   free(k->jobs);
+  for (size_t i = 0; i < k->ndevices; i++) ax_free(k->device_when[i]);
+  free(k->device_when);
+  free(k->devices);
   json_decref(k->doc);
   free(k);
 }
@@ -127,29 +134,53 @@ static bool read_family(loader *ld, json_t *o, family_entry *e) {
   return true;
 }
 
-static bool read_jobs(loader *ld, ak_knowledge *k, json_t *jobs) {
-  size_t n = json_array_size(jobs);
-  if (!n) return fail(ld, "jobs", "needs a non-empty list of {job, when}");
-  k->jobs = pd_xcalloc(n, sizeof *k->jobs);
-  k->job_when = pd_xcalloc(n, sizeof *k->job_when);
+/* A list of {key, when}: names and their triggers, bound against the facts' names. */
+static bool read_triggers(loader *ld, json_t *list, const char *what, const char *key, const char ***names,
+                          ax_expr ***whens, size_t *count) {
+  size_t n = json_array_size(list);
+  if (!n) {
+    char *need = pd_xasprintf("needs a non-empty list of {%s, when}", key);
+    bool r = fail(ld, what, need);
+    free(need);
+    return r;
+  }
+  *names = pd_xcalloc(n, sizeof **names);
+  *whens = pd_xcalloc(n, sizeof **whens);
   for (size_t i = 0; i < n; i++) {
-    json_t *j = json_array_get(jobs, i);
-    const char *job = json_string_value(json_object_get(j, "job"));
+    json_t *j = json_array_get(list, i);
+    const char *name = json_string_value(json_object_get(j, key));
     const char *when = json_string_value(json_object_get(j, "when"));
-    if (!job || !when) return fail(ld, "jobs", "every entry needs \"job\" and \"when\"");
+    if (!name || !when) {
+      char *need = pd_xasprintf("every entry needs \"%s\" and \"when\"", key);
+      bool r = fail(ld, what, need);
+      free(need);
+      return r;
+    }
     char *msg = NULL;
     ax_expr *e = ax_parse(when, &msg);
     if (e && !ax_bind(e, ac_resolve, NULL, &msg)) ax_free(e), e = NULL;
     if (!e) {
-      char *what = pd_xasprintf("%s: %s", job, msg ? msg : "does not parse");
-      fail(ld, "jobs", what);
-      free(what);
+      char *why = pd_xasprintf("%s: %s", name, msg ? msg : "does not parse");
+      fail(ld, what, why);
+      free(why);
       free(msg);
       return false;
     }
-    k->jobs[k->njobs] = job;
-    k->job_when[k->njobs++] = e;
+    (*names)[*count] = name;
+    (*whens)[(*count)++] = e;
   }
+  return true;
+}
+
+/* Every device a trigger names is one the device table knows. */
+static bool check_devices(loader *ld, const ak_knowledge *k) {
+  for (size_t i = 0; i < k->ndevices; i++)
+    if (!pd_device_find(k->devices[i], NULL)) {
+      char *why = pd_xasprintf("%s: not a device of the device table", k->devices[i]);
+      fail(ld, "devices", why);
+      free(why);
+      return false;
+    }
   return true;
 }
 
@@ -172,7 +203,10 @@ static bool read_all(loader *ld, ak_knowledge *k) {
          read_words(ld, json_object_get(mm, "hf_multimodal_model_words"), "multimodal.hf_multimodal_model_words",
                     &k->hf_mm_model) &&
          read_words(ld, json_object_get(d, "rl_jobs"), "rl_jobs", &k->rl_jobs) &&
-         read_jobs(ld, k, json_object_get(d, "jobs"));
+         read_triggers(ld, json_object_get(d, "jobs"), "jobs", "job", &k->jobs, &k->job_when, &k->njobs) &&
+         read_triggers(ld, json_object_get(d, "devices"), "devices", "device", &k->devices, &k->device_when,
+                       &k->ndevices) &&
+         check_devices(ld, k);
 }
 
 ak_knowledge *ak_load(const char *text, size_t len, const char *origin, char **err) {
@@ -239,6 +273,13 @@ const char *ak_job(const ak_knowledge *k, size_t i, const ax_expr **when) {
   if (i >= k->njobs) return NULL;
   *when = k->job_when[i];
   return k->jobs[i];
+}
+
+size_t ak_ndevices(const ak_knowledge *k) { return k->ndevices; }
+const char *ak_device(const ak_knowledge *k, size_t i, const ax_expr **when) {
+  if (i >= k->ndevices) return NULL;
+  *when = k->device_when[i];
+  return k->devices[i];
 }
 
 bool ak_is_rl(const ak_knowledge *k, const char *job) {

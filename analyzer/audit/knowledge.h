@@ -60,6 +60,10 @@ const char *const *ak_hf_mm_model_words(const ak_knowledge *k);
 /* The job kinds in order: the i-th kind and its trigger (bound against the facts' names). */
 size_t ak_njobs(const ak_knowledge *k);
 const char *ak_job(const ak_knowledge *k, size_t i, const ax_expr **when);
+/* The device triggers in order: the i-th device name (one pd_device_find knows) and the
+ * trigger that says the script runs on it (ASCEND_RT_VISIBLE_DEVICES, --sglang-device npu). */
+size_t ak_ndevices(const ak_knowledge *k);
+const char *ak_device(const ak_knowledge *k, size_t i, const ax_expr **when);
 /* Whether a job kind runs rollouts for RL (rl, genrm, diffusion). */
 bool ak_is_rl(const ak_knowledge *k, const char *job);
 

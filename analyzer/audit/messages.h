@@ -28,6 +28,7 @@
   X(COST_NOTED, "cost.noted", "cost,note")                                                       \
   X(COST_CONDITIONAL, "cost.conditional", "cost")                                                \
   X(COST_INTENT, "cost.intent", "cost,intent")                                                   \
+  X(COST_GROUP, "cost.group", "cost,count,names")                                                \
   X(COST_NO_TRAIN, "cost.no_train_line", "cost")                                                 \
   X(COST_BORDERLINE, "cost.borderline", "cost")                                                  \
   X(COST_BASELINE, "cost.baseline", "cost,baseline")                                             \
@@ -41,6 +42,7 @@
   X(CERT_ARGP_UNKNOWN, "cert.argparse_unknown", "flag,intended,line")                            \
   X(CERT_ARGP_REFUSED, "cert.argparse_refused", "flag,intended,line")                            \
   X(RELATED_NOTE, "related.note", "note")                                                        \
+  X(RELATED_GROUP, "related.group", "name")                                                      \
   X(RELATED_ARCH, "related.architecture", "flag")                                                \
   X(FIX_REMOVE, "fix.remove", "edit")                                                            \
   X(FIX_SET, "fix.set", "edit")                                                                  \

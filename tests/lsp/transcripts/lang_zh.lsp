@@ -4,10 +4,10 @@
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"${WSURI}","initializationOptions":{"lang":"zh"},"capabilities":{}}}
 expect {"id":1,"result":"<any>"}
 open ${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh ws/scripts/training/text/run-qwen3-4B-8xgpu.sh
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<contains>",{"code":"R-P17","message":{"<all>":["~log-prob 计算沿用训练 token 预算\n代价：log-prob 每卡只打包 9216 token","~\n修复：添加 `--log-probs-max-tokens-per-gpu 18432`","!~Cost:","!~Fix:"]}}]}}
-# A Relax option with a note and a finding.
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<contains>",{"code":"R-P01","message":{"<all>":["~推理引擎比模型需要的更宽\n代价：估算：bf16 权重 7.49 GiB","~\n修复：设置 `--rollout-num-gpus-per-engine 1`","!~Cost:","!~Fix:"]}}]}}
+# A Relax option with a note.
 send {"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":39,"character":6}}}
-expect {"id":2,"result":{"contents":{"value":{"<all>":["~**--max-tokens-per-gpu** · int · 默认值 `None`","~Relax 选项","~**说明：**每卡每个 micro-batch 的 token 预算","~**解析后的值：**`9216`","~基线值 max-tok/GPU = 10240","~（redai-infra 的 Relax 脚本","~，colocate，max-tok 10240，每引擎 8 卡","~**发现：**","~R-P17 — log-prob 计算沿用训练 token 预算","!~Resolved value","!~Findings","!~Note:","!~baseline","!~Relax recipe","!~engine 8 GPU","!~option"]}}}}
+expect {"id":2,"result":{"contents":{"value":{"<all>":["~**--max-tokens-per-gpu** · int · 默认值 `None`","~Relax 选项","~**说明：**每卡每个 micro-batch 的 token 预算","~**解析后的值：**`9216`","~基线值 max-tok/GPU = 10240","~（redai-infra 的 Relax 脚本","~，colocate，max-tok 10240，每引擎 8 卡","!~Resolved value","!~Findings","!~Note:","!~baseline","!~Relax recipe","!~engine 8 GPU","!~option"]}}}}
 # A Megatron-LM option: the layout in words.
 send {"jsonrpc":"2.0","id":3,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":33,"character":6}}}
 expect {"id":3,"result":{"contents":{"value":{"<all>":["~Megatron-LM 选项","~**说明：**在层内切分权重与 GEMM","~TP2·PP1·CP1，actor 8 卡 → DP 4","~每卡约 2.01 十亿参数","!~Resolved value","!~ on 8 actor GPUs"]}}}}
@@ -23,10 +23,14 @@ expect {"id":6,"result":{"contents":{"value":{"<all>":["~actor 8 卡，rollout 8
 # The `source` line: the model's size and shape.
 send {"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":13,"character":2}}}
 expect {"id":7,"result":{"contents":{"value":{"<all>":["~**模型配置：**qwen3-4B","~稠密","~B 参数","!~Model config","!~dense"]}}}}
-# Code actions on the R-P17 flag: the rule's fix, the NOTE and fix-all, all titled in Chinese
+# An SGLang option with a finding.
+send {"jsonrpc":"2.0","id":11,"method":"textDocument/hover","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":48,"character":6}}}
+expect {"id":11,"result":{"contents":{"value":{"<all>":["~**发现：**","~R-P01 — 推理引擎比模型需要的更宽","!~Findings"]}}}}
+# Code actions on the R-P01 flag: the rule's fix and the NOTE, titled in Chinese (R-P01's fix is
+# not a safe one, so no fix-all)
 # (and the diagnostic each echoes).
-send {"jsonrpc":"2.0","id":8,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"range":{"start":{"line":39,"character":6},"end":{"line":39,"character":6}},"context":{"diagnostics":[]}}}
-expect {"id":8,"result":["<contains>",{"title":"添加 --log-probs-max-tokens-per-gpu 18432","kind":"quickfix","diagnostics":[{"code":"R-P17","message":{"<all>":["~代价：","!~unknown"]}}]},{"title":"添加 NOTE，接受此设置（R-P17）","kind":"quickfix","edit":{"changes":{"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh":[{"newText":"   # NOTE(perf-doctor): 接受 R-P17：<此设置在这里合理的原因>\n"}]}}},{"title":"~修复本文件中所有可安全修复的 perf-doctor 问题（","kind":"source.fixAll.perfDoctor"}]}
+send {"jsonrpc":"2.0","id":8,"method":"textDocument/codeAction","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"range":{"start":{"line":48,"character":6},"end":{"line":48,"character":6}},"context":{"diagnostics":[]}}}
+expect {"id":8,"result":["<contains>",{"title":"设置 --rollout-num-gpus-per-engine 1","kind":"quickfix","diagnostics":[{"code":"R-P01","message":{"<all>":["~代价：","!~unknown"]}}]},{"title":"添加 NOTE，接受此设置（R-P01）","kind":"quickfix","edit":{"changes":{"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh":[{"newText":"   # NOTE(perf-doctor): 接受 R-P01：<此设置在这里合理的原因>\n"}]}}}]}
 # Completion: the details too.
 send {"jsonrpc":"2.0","id":9,"method":"textDocument/completion","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":33,"character":14}}}
 expect {"id":9,"result":{"items":["<contains>",{"label":"--tensor-model-parallel-size","detail":"int · 默认值 1 · Megatron-LM 选项"}]}}
