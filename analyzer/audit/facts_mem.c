@@ -230,7 +230,10 @@ static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) 
   double tags = 1 + ((af_flag_on(f, "--use-kl-loss") || af_flag_numd(f, "--kl-coef") != 0) ? 1 : 0) +
                 (af_flag_on(f, "--keep-old-actor") ? 1 : 0);
   bool offload = af_num(f, AF_OFFLOAD, 0) != 0;
-  double host_node = (offload ? 16 * s->P / nodes : 0) + 2 * s->P / nodes * tags;
+  /* the optimizer holds only what trains (LoRA, --mtp-only-training); backups hold it all */
+  double trains = mc->train_dense * s->P_dense + mc->train_expert * s->P_expert;
+  if (!(trains > 0) || trains > s->P) trains = s->P;
+  double host_node = (offload ? 16 * trains / nodes : 0) + 2 * s->P / nodes * tags;
   af_setu(f, AF_HOST_NEEDED, host_node / AF_GIB);
   af_setn(f, AF_BACKUP_TAGS, tags);
 }
