@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "base/hash.h"
 #include "base/limits.h"
 #include "base/path.h"
+#include "base/str.h"
 #include "script/sm_int.h"
 
 /* ---- paths --------------------------------------------------------------------------------- */
@@ -225,6 +227,97 @@ int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */
   return (int)(w->nfiles - 1);
 }
 
+/* Whether c[0..n) is a path component worth comparing (a typo of "a" or "lib" is not one). */
+static bool long_component(const char *c, size_t n) { return n >= 4 && n < 64 && !memchr(c, '$', n); }
+
+/* An entry of directory dir one or two edits from name (not equal), copied to out; or false. */
+static bool dir_near(const char *dir, const char *name, char *out, size_t cap) {
+  DIR *d = opendir(*dir ? dir : "/");
+  if (!d) return false;
+  bool found = false;
+  for (struct dirent *e; !found && (e = readdir(d));) {
+    size_t k = strlen(e->d_name);
+    if (!long_component(e->d_name, k) || k >= cap || !strcmp(e->d_name, name)) continue;
+    if (pd_edit_distance(name, e->d_name, 2) <= 2) memcpy(out, e->d_name, k + 1), found = true;
+  }
+  closedir(d);
+  return found;
+}
+
+/* How many times component name is written between two slashes in the script's files, or
+ * stands in the paths those files were read from (a checkout at /workspace/Relax says Relax). */
+static size_t written_count(const sm_builder *b, const char *name) {
+  size_t k = strlen(name), count = 0;
+  for (size_t fi = 0; fi < b->w.nfiles; fi++) {
+    const char *texts[2] = {b->w.files[fi].text, b->w.files[fi].path};
+    for (size_t j = 0; j < 2; j++)
+      for (const char *p = texts[j] ? strstr(texts[j], name) : NULL; p; p = strstr(p + 1, name))
+        count += p > texts[j] && p[-1] == '/' && p[k] == '/';
+  }
+  return count;
+}
+
+/* A component of another path the script's files write ("/workspace/Relax/scripts/...") one or
+ * two edits from name (not equal), copied to out; or false. */
+static bool written_near(const sm_builder *b, const char *name, char *out, size_t cap) {
+  for (size_t fi = 0; fi < b->w.nfiles; fi++) {
+    const char *t = b->w.files[fi].text;
+    for (const char *p = t ? strchr(t, '/') : NULL; p; p = strchr(p + 1, '/')) {
+      size_t k = strcspn(p + 1, "/\"' \t\n)}$;:");
+      if (p[1 + k] != '/' || !long_component(p + 1, k) || k >= cap) continue;
+      memcpy(out, p + 1, k);
+      out[k] = '\0';
+      if (strcmp(out, name) && pd_edit_distance(name, out, 2) <= 2) return true;
+    }
+  }
+  return false;
+}
+
+/* Why a path that does not resolve is most likely a typo: its first missing component is one or
+ * two edits from an entry of the directory above it, or a missing component is that near to one
+ * another path of the script writes (a path of the machine the job runs on need not exist here:
+ * "/workspace/Rrelax/..." beside "/workspace/Relax/..."). "`Rrelax` is 1 edit from `Relax`, ..."
+ * (caller frees), or NULL when neither. */
+static char *near_miss(const sm_builder *b, const char *full) {
+  char probe[PATH_MAX], name[64], near[64];
+  bool missing = false;
+  for (const char *c = full; *c;) {
+    while (*c == '/') c++;
+    size_t n = strcspn(c, "/"), at = (size_t)(c - full);
+    if (!n || at + n >= sizeof probe) return NULL;
+    memcpy(probe, full, at + n);
+    probe[at + n] = '\0';
+    struct stat st;
+    bool first = !missing && stat(probe, &st) != 0;
+    missing = missing || first;
+    if (missing && long_component(c, n)) {
+      memcpy(name, c, n);
+      name[n] = '\0';
+      probe[at ? at - 1 : 0] = '\0'; /* the directory above it */
+      bool on_disk = first && dir_near(probe, name, near, sizeof near);
+      size_t d = 0;
+      if (on_disk) {
+        d = pd_edit_distance(name, near, 2);
+        return pd_xasprintf("`%s` is %zu edit%s from `%s`, which is there:", name, d, d == 1 ? "" : "s", near);
+      }
+      if (written_near(b, name, near, sizeof near)) {
+        /* the spelling more paths use is taken as meant; a tie names both */
+        size_t mine = written_count(b, name), theirs = written_count(b, near);
+        d = pd_edit_distance(name, near, 2);
+        if (theirs > mine)
+          return pd_xasprintf("`%s` is %zu edit%s from `%s`, which more paths of the script have:", name, d,
+                              d == 1 ? "" : "s", near);
+        if (theirs == mine)
+          return pd_xasprintf("`%s` and `%s` (another path of the script) are %zu edit%s apart: one of the "
+                              "two is", name, near, d, d == 1 ? "" : "s");
+      }
+    }
+    c += n;
+  }
+  return NULL;
+}
+
+
 void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   b->unrepeatable = true;
   sh_file sf = sm_shfile(b, file);
@@ -332,9 +425,12 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   if (hit) len = hit->len;
   if (!text) {
     int e = errno;
-    sm_add_cond(b, SM_WARN, "source-missing", file, cr,
-             pd_xasprintf("cannot read sourced file %s: %s", shown,
-                          e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT)));
+    char *typo = e == ENOENT ? near_miss(b, full) : NULL;
+    sm_add_cond(b, SM_WARN, typo ? "source-near-miss" : "source-missing", file, cr,
+             pd_xasprintf("cannot read sourced file %s: %s%s%s", shown,
+                          e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT),
+                          typo ? "; " : "", typo ? typo : ""));
+    free(typo);
     sm_cond_about(b, shown, NULL);
     if (models && !b->w.model) {
       b->w.model = pd_xstrdup(bn);
