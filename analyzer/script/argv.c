@@ -113,7 +113,7 @@ static const fc_option *unknown_flag(sm_builder *b, sm_model *m, size_t i, const
   for (size_t k = 1; k < n; k++) pd_buf_printf(&alts, "%s%s", k > 1 ? ", " : "", near[k]);
   char *msg = pd_xasprintf("%s is not an option of Relax's parsers: Relax ignores it (and its "
                            "value) without a message%s%s%s%s%s%s",
-                           fl->name, n ? "; did you mean " : "", n ? near[0] : "", n ? "?" : "",
+                           fl->name, n ? "; the nearest option is " : "", n ? near[0] : "", "",
                            alts.len ? " (or " : "", alts.len ? alts.data : "", alts.len ? ")" : "");
   pd_buf_free(&alts);
   flag_cond(b, m, i, SM_WARN, "flag-unknown", fl->range, msg, fl->name, fl->intended);
