@@ -13,24 +13,26 @@
 #include "base/str.h"
 
 struct ab_baselines {
-  json_t *rows; /* array of objects, owned */
+  json_t *rows;  /* array of objects, owned; parsed on first use (most runs never ask) */
+  bool parsed;
 };
 
-ab_baselines *ab_load(void) {
+ab_baselines *ab_load(void) { return pd_xcalloc(1, sizeof(ab_baselines)); }
+
+/* The rows, parsed from the embedded data on the first call (a cache fill: the set is not shared
+ * between threads); NULL when the data is missing or broken. */
+static const json_t *rows_of(const ab_baselines *cb) {
+  ab_baselines *b = (ab_baselines *)cb;
+  if (b->parsed) return b->rows;
+  b->parsed = true;
   size_t len = 0;
   char *text = pd_data_text("baselines.json", &len);
-  if (!text) return NULL;
-  json_t *root = json_loadb(text, len, 0, NULL);
+  json_t *root = text ? json_loadb(text, len, 0, NULL) : NULL;
   free(text);
   json_t *rows = root ? json_object_get(root, "baselines") : NULL;
-  if (!json_is_array(rows)) {
-    json_decref(root);
-    return NULL;
-  }
-  ab_baselines *b = pd_xcalloc(1, sizeof *b);
-  b->rows = json_incref(rows);
+  if (json_is_array(rows)) b->rows = json_incref(rows);
   json_decref(root);
-  return b;
+  return b->rows;
 }
 
 void ab_free(ab_baselines *b) {
@@ -101,7 +103,7 @@ static const json_t *match(const ab_baselines *b, const au_facts *facts) {
   double best_score = 1e9;
   size_t i;
   json_t *row;
-  json_array_foreach(b->rows, i, row) {
+  json_array_foreach(rows_of(b), i, row) {
     const char *rk = json_string_value(json_object_get(row, "key"));
     if (!rk || !((keys[0][0] && key_match(rk, keys[0])) || (keys[1][0] && key_match(rk, keys[1]))))
       continue;

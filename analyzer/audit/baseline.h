@@ -15,7 +15,8 @@
 
 typedef struct ab_baselines ab_baselines;
 
-/* Loads the built-in table; NULL when it is unavailable. Free with ab_free. */
+/* The built-in table, read when a finding first asks for a row (a run without an anchored fix
+ * never parses it). Never NULL; free with ab_free. */
 ab_baselines *ab_load(void);
 void ab_free(ab_baselines *b);
 

@@ -24,6 +24,8 @@ static void strv_free(char **v, size_t n) {
 static void tpl_free(ac_tpl *t) {
   at_free(t->en);
   at_free(t->zh);
+  free(t->en_src);
+  free(t->zh_src);
 }
 
 static void case_free(ac_case *c) {
@@ -72,9 +74,41 @@ const char *ac_tr(const ac_text *t, const char *lang) {
   return t->en ? t->en : "";
 }
 
+/* Compiles *src into *out (a cache fill: see ac_tpl_in); the message on failure, or NULL. */
+static char *compile_pending(char **src, at_tpl **out) {
+  char *msg = NULL;
+  if (*src) {
+    *out = at_compile(*src, ac_resolve, NULL, &msg);
+    free(*src);
+    *src = NULL;
+  }
+  return msg;
+}
+
 const at_tpl *ac_tpl_in(const ac_tpl *t, const char *lang) {
-  if (lang && !strcmp(lang, "zh") && t->zh) return t->zh;
-  return t->en;
+  ac_tpl *m = (ac_tpl *)t; /* the compiled form is a cache of the source kept beside it */
+  bool zh = lang && !strcmp(lang, "zh") && (t->zh || t->zh_src);
+  free(compile_pending(zh ? &m->zh_src : &m->en_src, zh ? &m->zh : &m->en));
+  return zh ? t->zh : t->en;
+}
+
+size_t ac_compile_all(ac_catalog *c, char ***errs, size_t *nerrs, size_t *caperrs) {
+  size_t failed = 0;
+  for (size_t i = 0; i < c->n; i++)
+    for (size_t k = 0; k < c->rules[i].ncases; k++) {
+      ac_case *cs = &c->rules[i].cases[k];
+      ac_tpl *all[] = {&cs->cost, &cs->fix_title};
+      for (size_t j = 0; j < 2; j++) {
+        char *m[2] = {compile_pending(&all[j]->en_src, &all[j]->en), compile_pending(&all[j]->zh_src, &all[j]->zh)};
+        for (size_t l = 0; l < 2; l++)
+          if (m[l]) {
+            *PD_PUSH(*errs, *nerrs, *caperrs) = pd_xasprintf("%s case %zu: %s", c->rules[i].id, k + 1, m[l]);
+            free(m[l]);
+            failed++;
+          }
+      }
+    }
+  return failed;
 }
 
 int ac_resolve(void *ctx, const char *name, bool is_call, size_t nargs, char **why) {
@@ -97,6 +131,7 @@ typedef struct {
   size_t *nerrs, *cap;
   const char *origin, *rule;
   bool bad;
+  bool lazy; /* templates kept as source (ac_catalog.lazy_templates) */
 } loader;
 
 static void err(loader *ld, const char *fmt, const char *a, const char *b) {
@@ -136,11 +171,17 @@ static at_tpl *template_of(loader *ld, const char *src, const char *what) {
   return t;
 }
 
-/* {"en": .., "zh": ..} or a plain string, compiled; `what` names it in messages. */
+/* {"en": .., "zh": ..} or a plain string, compiled (or kept to compile on first use, when the
+ * catalog says so); `what` names it in messages. */
 static ac_tpl tpl(loader *ld, json_t *v, const char *what) {
-  ac_tpl t = {NULL, NULL};
+  ac_tpl t = {NULL, NULL, NULL, NULL};
   char where[96];
   json_t *en = json_is_object(v) ? json_object_get(v, "en") : v, *zh = json_object_get(v, "zh");
+  if (ld->lazy) {
+    if (json_is_string(en)) t.en_src = pd_xstrdup(json_string_value(en));
+    if (json_is_string(zh)) t.zh_src = pd_xstrdup(json_string_value(zh));
+    return t;
+  }
   snprintf(where, sizeof where, "%s (en)", what);
   if (json_is_string(en)) t.en = template_of(ld, json_string_value(en), where);
   snprintf(where, sizeof where, "%s (zh)", what);
@@ -347,7 +388,7 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
 
 bool ac_load(ac_catalog *c, const char *text_, size_t len, const char *origin, char ***errs,
              size_t *nerrs, size_t *caperrs) {
-  loader ld = {errs, nerrs, caperrs, origin ? origin : "rules", NULL, false};
+  loader ld = {errs, nerrs, caperrs, origin ? origin : "rules", NULL, false, c->lazy_templates};
   json_error_t je;
   json_t *root = json_loadb(text_, len, 0, &je);
   if (!root) {

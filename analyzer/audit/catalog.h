@@ -39,9 +39,12 @@ typedef struct {
   char *en, *zh; /* either may be NULL */
 } ac_text;
 
-/* A localized template: zh NULL falls back to en. */
+/* A localized template: zh NULL falls back to en. A template of the built-in catalog is kept as
+ * its source and compiled when first rendered (loading all of them cost a check run a tenth of
+ * its time); the tests compile them all (ac_compile_all). */
 typedef struct {
   at_tpl *en, *zh;
+  char *en_src, *zh_src; /* not yet compiled, or NULL */
 } ac_tpl;
 
 typedef enum { AC_SET, AC_ADD, AC_REMOVE, AC_REPLACE } ac_op; /* replace: the finding's range */
@@ -111,6 +114,7 @@ typedef struct {
 typedef struct {
   ac_rule *rules;
   size_t n, cap;
+  bool lazy_templates; /* set while loading a document whose templates are known to compile */
 } ac_catalog;
 
 /* An empty catalog; free with ac_free. */
@@ -125,8 +129,12 @@ bool ac_load(ac_catalog *c, const char *text, size_t len, const char *origin, ch
 
 /* The rule's text in lang ("zh" falls back to English when missing). */
 const char *ac_tr(const ac_text *t, const char *lang);
-/* The template in lang (the same fallback); NULL when there is none. */
+/* The template in lang (the same fallback); NULL when there is none. Compiles a lazy one on
+ * first use (the catalog is a per-process cache: not shared between threads). */
 const at_tpl *ac_tpl_in(const ac_tpl *t, const char *lang);
+/* Compiles every template not compiled yet; each failure appended to *errs as in ac_load.
+ * Returns how many failed. */
+size_t ac_compile_all(ac_catalog *c, char ***errs, size_t *nerrs, size_t *caperrs);
 
 /* The resolver rule expressions and templates are bound with: the facts and the functions. */
 int ac_resolve(void *ctx, const char *name, bool is_call, size_t nargs, char **why);

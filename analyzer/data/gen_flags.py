@@ -1557,8 +1557,15 @@ def validator_notes(module, fname, flag_to_dest):
                     for v in vs:
                         vals.setdefault(d, {}).setdefault(str(v), (kind, msg))
                 continue
+            # a refusal that also tests other options is conditional ("--no-position-embedding
+            # ... if position_embedding_type != 'rope'"): the flag alone does not fail the job
+            tested = {x.attr for x in ast.walk(node.test) if isinstance(x, ast.Attribute)
+                      and isinstance(x.value, ast.Name) and x.value.id == 'args'}
             for d in named_deprecated(msg):
-                opts.setdefault(d, (kind, msg))
+                if kind == 'error' and tested - {d}:
+                    opts.setdefault(d, ('warning', 'only when %s: %s' % (ast.unparse(node.test), msg)))
+                else:
+                    opts.setdefault(d, (kind, msg))
     return opts, vals
 
 
@@ -1675,7 +1682,8 @@ def main():
             o['deprecated_values'] = {v: {'effect': k, 'message': m} for v, (k, m) in sorted(mvals[o['dest']].items())}
         if o['dest'] in mdep:
             kind, msg = mdep[o['dest']]
-            o['deprecated'] = ('rejected by validate_args: ' if kind == 'error' else 'warned by validate_args: ') + msg
+            o['deprecated'] = ('rejected by validate_args: ' if kind == 'error' else
+                               'rejected by validate_args ' if msg.startswith('only when ') else 'warned by validate_args: ') + msg
             o['deprecated_effect'] = kind
         elif help_deprecation(o['help']):
             o['deprecated'] = help_deprecation(o['help'])

@@ -490,11 +490,28 @@ static void offer(candidate *best, size_t *n, size_t max, const char *name, size
   best[at] = (candidate){name, d};
 }
 
+/* Letter counts of a name, for a cheap lower bound on the edit distance: one edit changes the
+ * counts by at most 2, so names whose counts differ by more than 2 * cap are not neighbours. */
+static void letter_counts(const char *s, unsigned char h[64]) {
+  memset(h, 0, 64);
+  for (; *s; s++) h[(unsigned char)*s & 63]++;
+}
+
+static bool counts_near(const unsigned char a[64], const char *s, size_t cap) {
+  unsigned char h[64];
+  letter_counts(s, h);
+  size_t diff = 0;
+  for (size_t i = 0; i < 64; i++) diff += a[i] > h[i] ? (size_t)(a[i] - h[i]) : (size_t)(h[i] - a[i]);
+  return diff <= 2 * cap;
+}
+
 size_t fc_suggest(const fc_catalog *c, const char *name, const char **out, size_t max) {
   if (!c || !name || !max || strlen(name) < 4) return 0;
-  size_t cap = strlen(name) >= 20 ? 3 : 2, n = 0;
+  size_t len = strlen(name), cap = len >= 20 ? 3 : 2, n = 0;
   candidate *best = pd_xcalloc(max + 1, sizeof *best);
   bool sglang = pd_str_starts(name, "--sglang-");
+  unsigned char mine[64];
+  letter_counts(name, mine);
   for (size_t i = 0; i < c->nopts; i++)
     for (size_t k = 0; k < c->opts[i].nnames; k++) {
       const char *known = c->opts[i].names[k];
@@ -504,6 +521,8 @@ size_t fc_suggest(const fc_catalog *c, const char *name, const char **out, size_
         offer(best, &n, max, known, 0);
         continue;
       }
+      size_t lk = strlen(known); /* more edits apart than the lengths differ: not a neighbour */
+      if (lk > len + cap || len > lk + cap || !counts_near(mine, known, cap)) continue;
       size_t d = pd_edit_distance(name, known, cap);
       if (d <= cap) offer(best, &n, max, known, d);
     }

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/audit.h"
+#include "audit/au_int.h"
+#include "audit/catalog.h"
 #include "audit/messages.h"
 #include "tests/harness.h"
 
@@ -56,5 +59,15 @@ int main(void) {
     free(t);
   }
   json_decref(doc);
+  /* the built-in rules' templates are compiled on first use: every one must compile */
+  char **errs = NULL;
+  size_t nerrs = 0, cap = 0;
+  au_rules *rs = au_rules_load(NULL, &errs, &nerrs);
+  CHECK_INT(nerrs, 0);
+  size_t failed = ac_compile_all((ac_catalog *)au_rules_catalog(rs), &errs, &nerrs, &cap);
+  CHECK_INT(failed, 0);
+  for (size_t i = 0; i < nerrs; i++) fprintf(stderr, "%s\n", errs[i]), free(errs[i]);
+  free(errs);
+  au_rules_free(rs);
   return pd_test_exit("audit_messages");
 }
