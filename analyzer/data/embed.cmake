@@ -6,6 +6,7 @@ file(GLOB PD_DATA_JSON CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/*.json")
 list(FILTER PD_DATA_JSON EXCLUDE REGEX "/flags\\.json$")
 set(PD_FLAGS_BIN "${CMAKE_BINARY_DIR}/generated/flags.bin")
 add_custom_command(OUTPUT "${PD_FLAGS_BIN}"
+  COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/generated"
   COMMAND pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json" "${PD_FLAGS_BIN}"
   DEPENDS pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json"
   COMMENT "Compiling the flag catalog" VERBATIM)
