@@ -123,6 +123,9 @@ static void walk_copy_state(sm_walk *dst, const sm_walk *src) {
   dst->conds = pd_xmalloc((src->nconds ? src->nconds : 1) * sizeof *dst->conds);
   sm_conds_copy(dst->conds, src->conds, src->nconds);
   dst->nconds = dst->conds_cap = src->nconds;
+  dst->refs = pd_xmalloc((src->nrefs ? src->nrefs : 1) * sizeof *dst->refs);
+  if (src->nrefs) memcpy(dst->refs, src->refs, src->nrefs * sizeof *dst->refs); /* names: the env's */
+  dst->nrefs = dst->refs_cap = src->nrefs;
   dst->model = src->model ? pd_xstrdup(src->model) : NULL;
   dst->source_file = src->source_file;
   dst->source_range = src->source_range;
@@ -145,6 +148,7 @@ static void walk_free_state(sm_walk *w) {
   free(w->pinned);
   sm_arrays_free(w->arrays, w->narrays);
   sm_conds_free(w->conds, w->nconds);
+  free(w->refs);
   free(w->model);
   sh_env_free(w->env);
   fslog_free(w->fslog, w->nfslog);
@@ -232,6 +236,7 @@ static void take_walk(sm_model *m, sm_walk *w) {
   m->narrays = w->narrays;
   m->conds = w->conds;
   m->nconds = w->nconds;
+  sm_refs_take(m, w); /* names copied: the env goes with the walk */
   m->ctx.model = w->model;
   m->source_file = w->source_file;
   m->source_range = w->source_range;
@@ -338,6 +343,9 @@ void sm_model_free(sm_model *m) {
   free(m->flags);
   sm_arrays_free(m->arrays, m->narrays);
   sm_conds_free(m->conds, m->nconds);
+  free(m->refs);
+  free(m->reach);
+  free(m->ref_names);
   for (size_t i = 0; i < m->nvars; i++) {
     free(m->vars[i].name);
     free(m->vars[i].value);

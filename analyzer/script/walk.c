@@ -330,7 +330,11 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
   }
   if (bs_is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
   char *vname = sm_node_text(b, file, name);
-  if (!ts_node_is_null(value) && bs_is(value, BS_ARRAY)) {
+  bool is_array = !ts_node_is_null(value) && bs_is(value, BS_ARRAY);
+  sm_ref_uses(b, file, value, false);
+  sm_ref_def(b, is_array ? SM_SYM_ARRAY : SM_SYM_VAR, append ? SM_REF_APPEND : SM_REF_DEF, cond || b->path_cert < SM_CERT_LITERAL,
+             file, name, n);
+  if (is_array) {
     define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
                  sh_node_range(n));
   } else {
@@ -461,6 +465,7 @@ static void printf_to_var(sm_builder *b, int file, TSNode n, bool cond) {
 static void command(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
+  sm_ref_uses(b, file, n, false);
   TSNode arith = ts_node_named_child(name, 0);
   if (!ts_node_is_null(arith) && bs_is(arith, BS_ARITHMETIC_EXPANSION)) { /* (( expr )) */
     sh_file sf = sm_shfile(b, file);
@@ -490,12 +495,16 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
   }
   if (!strcmp(cname, "printf") && nargs >= 2) {
     char *a0 = sm_node_text(b, file, args[0]);
-    if (!strcmp(a0, "-v")) printf_to_var(b, file, n, cond);
+    if (!strcmp(a0, "-v")) {
+      sm_ref_def(b, SM_SYM_VAR, SM_REF_DEF, cond || b->path_cert < SM_CERT_LITERAL, file, args[1], n);
+      printf_to_var(b, file, n, cond);
+    }
     free(a0);
   }
   int ffile;
   TSNode fbody;
   if (sh_func_get(b->w.env, cname, &ffile, &fbody)) {
+    sm_ref_name(b, SM_SYM_FUNC, SM_REF_USE, file, ts_node_named_child(name, 0));
     if (b->call_depth < SM_MAX_CALL_DEPTH) {
       b->call_depth++;
       sm_walk_node(b, ffile, fbody, cond);
@@ -541,11 +550,13 @@ static void for_loop(sm_builder *b, int file, TSNode n, bool cond) {
   bool have_values = false;
   for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
     if (bs_child_in(n, i, BSF_VALUE)) {
+      sm_ref_uses(b, file, ts_node_child(n, i), false);
       sh_expand(b->w.env, &sf, ts_node_child(n, i), NULL, cond, &items);
       have_values = true;
     }
   }
   bool all_known = have_values && items.n > 0;
+  sm_ref_def(b, SM_SYM_VAR, SM_REF_DEF, cond || !all_known || b->path_cert < SM_CERT_LITERAL, file, var, n);
   for (size_t i = 0; i < items.n; i++) all_known = all_known && items.v[i].resolved;
   if (!have_values || items.n == 0) {
     sm_walk_node(b, file, body, true); /* body once, values unknown */
@@ -575,6 +586,9 @@ static void c_style_for(sm_builder *b, int file, TSNode n, bool cond) {
   long long v;
   sm_cert c, path = SM_CERT_LITERAL;
   const char *via, *path_via = NULL;
+  sm_ref_uses(b, file, init, true);
+  sm_ref_uses(b, file, test, true);
+  sm_ref_uses(b, file, update, true);
   if (!ts_node_is_null(init)) (void)sh_arith_eval(b->w.env, &sf, init, &v, &c, &via);
   for (;;) {
     if (b->w.loop_budget == 0 || ts_node_is_null(test) ||
@@ -600,11 +614,14 @@ static void case_statement(sm_builder *b, int file, TSNode n, bool cond) {
   sh_file sf = sm_shfile(b, file);
   sm_cert cert = SM_CERT_UNRESOLVED;
   const char *via;
+  sm_ref_uses(b, file, subject, false);
   char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->w.env, &sf, subject, &cert, &via);
   bool known = subj && cert >= SM_CERT_DEFAULT;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode item = ts_node_named_child(n, i);
     if (!bs_is(item, BS_CASE_ITEM)) continue;
+    for (uint32_t j = 0; j < ts_node_child_count(item); j++)
+      if (bs_child_in(item, j, BSF_VALUE)) sm_ref_uses(b, file, ts_node_child(item, j), false);
     bool match = !known;
     for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
       if (!bs_child_in(item, j, BSF_VALUE)) continue;
@@ -638,6 +655,8 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
         (bs_is(kids[i + 1], BS_EQ) || bs_is(kids[i + 1], BS_PLUS_EQ)) &&
         bs_is(kids[i + 2], BS_LPAREN)) {
       char *name = sm_node_text(b, file, c);
+      sm_ref_def(b, SM_SYM_ARRAY, bs_is(kids[i + 1], BS_PLUS_EQ) ? SM_REF_APPEND : SM_REF_DEF,
+                 cond || b->path_cert < SM_CERT_LITERAL, file, c, c);
       uint32_t j = i + 3;
       while (j < nc && !bs_is(kids[j], BS_RPAREN)) j++;
       define_array(b, file, n, i + 3, j, name, bs_is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
@@ -659,7 +678,9 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
     sh_fields argv = {0};
     for (uint32_t i = words_from; i < nc; i++) {
       TSNode c = kids[i];
-      if (ts_node_is_named(c) && !bs_is(c, BS_COMMENT)) sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
+      if (!ts_node_is_named(c) || bs_is(c, BS_COMMENT)) continue;
+      sm_ref_uses(b, file, c, false);
+      sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
     }
     consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
@@ -742,6 +763,7 @@ static sm_tri walk_status(sm_builder *b, int file, TSNode n, bool cond, sm_cert 
   }
   if (t == BS_TEST_COMMAND || t == BS_NEGATED_COMMAND || t == BS_COMMAND) {
     if (t == BS_COMMAND) sm_walk_node(b, file, n, cond);
+    else sm_ref_uses(b, file, n, false);
     return sm_test_status(b, file, n, cert, via);
   }
   sm_walk_node(b, file, n, cond);
@@ -839,7 +861,10 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
       TSNode c = ts_node_named_child(n, i);
       if (bs_is(c, BS_VARIABLE_ASSIGNMENT)) {
         assign(b, file, c, cond, exported);
-      } else if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
+      } else if (bs_is(c, BS_VARIABLE_NAME)) {
+        sm_ref_name(b, SM_SYM_VAR, SM_REF_MENTION, file, c);
+      }
+      if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
         char *v = sm_node_text(b, file, c);
         const char *val, *via;
         sm_cert cert;
@@ -849,6 +874,7 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     }
   } else if (t == BS_UNSET_COMMAND) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      sm_ref_name(b, SM_SYM_VAR, SM_REF_MENTION, file, ts_node_named_child(n, i));
       char *v = sm_node_text(b, file, ts_node_named_child(n, i));
       if (strcmp(v, "-f") != 0 && strcmp(v, "-v") != 0) sh_var_unset(b->w.env, v);
       free(v);
@@ -858,6 +884,7 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     TSNode body = bs_child(n, BSF_BODY);
     if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
       b->unrepeatable = true; /* its body is a node of this build's tree */
+      sm_ref_def(b, SM_SYM_FUNC, SM_REF_DEF, cond, file, name, n);
       char *fname = sm_node_text(b, file, name);
       sh_func_define(b->w.env, fname, file, body);
       free(fname);
@@ -878,8 +905,10 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     c_style_for(b, file, n, cond);
   } else if (t == BS_ELIF_CLAUSE || t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT) {
     walk_children(b, file, n, true);
+  } else if (t == BS_TEST_COMMAND) {
+    sm_ref_uses(b, file, n, false);
   } else if (t == BS_HEREDOC_BODY || t == BS_HEREDOC_REDIRECT ||
-             t == BS_COMMENT || t == BS_TEST_COMMAND ||
+             t == BS_COMMENT ||
              t == BS_COMMAND_SUBSTITUTION) {
     /* nothing to collect */
   } else {
