@@ -23,6 +23,7 @@
 #include "lsp/filemap.h"
 #include "lsp/hover.h"
 #include "lsp/jsonrpc.h"
+#include "lsp/navigate.h"
 #include "lsp/transport.h"
 #include "lsp/workspace.h"
 
@@ -499,6 +500,76 @@ static void on_code_action(srv *s, const rpc_message *m) {
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 
+/* A request about one position of an open document: the analysis that answers it, the
+ * document's index among its files and the byte offset. NULL when the request was answered
+ * here: bad params, a document not open, cancelled, or nothing to analyse (the answer is then
+ * empty(), which may be NULL for a JSON null). */
+static ws_doc *at_position(srv *s, const rpc_message *m, json_t *(*empty)(void), int *file, size_t *at) {
+  doc_pos pos;
+  if (!read_position(json_object_get(m->params, "position"), &pos)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.position {line, character} is required");
+    return NULL;
+  }
+  ws_doc *d = request_doc(s, m, empty ? empty() : NULL);
+  if (!d) return NULL;
+  ws_doc *a = answering_analysis(s, m, d, file, empty ? empty() : NULL);
+  if (a) *at = fm_offset(ws_map(a), *file, pos);
+  return a;
+}
+
+static nav_request nav_of(srv *s, ws_doc *a, int file) {
+  return (nav_request){ws_result(a), ws_map(a), file, ws_settings(s->ws)->lang};
+}
+
+static void on_definition(srv *s, const rpc_message *m) {
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, json_array, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  reply(s, m->id, nav_definition(&q, at));
+}
+
+static void on_references(srv *s, const rpc_message *m) {
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, json_array, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  bool decl = !json_is_false(path_get(m->params, "context.includeDeclaration"));
+  reply(s, m->id, nav_references(&q, at, decl));
+}
+
+static void on_document_symbol(srv *s, const rpc_message *m) {
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  reply(s, m->id, nav_symbols(&q));
+}
+
+/* prepareRename and rename: a refusal is an error whose message says why (LSP 3.17). */
+static void on_rename(srv *s, const rpc_message *m) {
+  bool prepare = !strcmp(m->method, "textDocument/prepareRename");
+  const char *new_name = json_string_value(json_object_get(m->params, "newName"));
+  if (!prepare && !new_name) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.newName is required");
+    return;
+  }
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, NULL, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  char *why = NULL;
+  json_t *res = prepare ? nav_prepare_rename(&q, at, ws_parser(s->ws), &why) : nav_rename(&q, at, new_name, ws_parser(s->ws), &why);
+  if (why) reply_error(s, m->id, RPC_REQUEST_FAILED, why);
+  else reply(s, m->id, res);
+  free(why);
+}
+
 /* The i-th argument of an executeCommand: a string, or an object's "uri" (else "path"). */
 static const char *command_arg(const rpc_message *m, size_t i) {
   json_t *arg = json_array_get(json_object_get(m->params, "arguments"), i);
@@ -647,6 +718,11 @@ static const struct {
     {"textDocument/completion", on_completion, "completionProvider",
      "{\"triggerCharacters\": [\"-\"], \"resolveProvider\": true}"},
     {"completionItem/resolve", on_completion_resolve, NULL, NULL},
+    {"textDocument/definition", on_definition, "definitionProvider", "true"},
+    {"textDocument/references", on_references, "referencesProvider", "true"},
+    {"textDocument/documentSymbol", on_document_symbol, "documentSymbolProvider", "true"},
+    {"textDocument/prepareRename", on_rename, NULL, NULL},
+    {"textDocument/rename", on_rename, "renameProvider", "{\"prepareProvider\": true}"},
     {"textDocument/codeAction", on_code_action, "codeActionProvider",
      "{\"codeActionKinds\": [\"quickfix\", \"refactor.rewrite\", \"source.fixAll.perfDoctor\"]}"},
     {"workspace/executeCommand", on_execute_command, "executeCommandProvider",

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "audit/messages.h"
 #include "script/script.h"
 
 typedef enum { AU_INFO = 0, AU_WARN = 1, AU_CRITICAL = 2 } au_severity;
@@ -169,5 +170,10 @@ char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
 /* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
  * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
+
+/* Message `id` of the catalog (audit/messages.h, data/messages.json) in lang, for the faces'
+ * own sentences: args are its arguments in the order its entry names them (NULL when it takes
+ * none); its template may read r's facts. Caller frees. */
+char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value *args);
 
 #endif

@@ -139,7 +139,19 @@
   X(FLAG_UNKNOWN, "flag.unknown", "flag,origin")                                                 \
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
-  X(FLAG_NOTE, "flag.note", "note")
+  X(FLAG_NOTE, "flag.note", "note") \
+  X(RENAME_READ_ENV, "rename.reads_environment", "name,place") \
+  X(NAV_TRAIN, "nav.symbol.train", "") \
+  X(NAV_APPEND, "nav.symbol.append", "") \
+  X(RENAME_NOTHING, "rename.nothing", "") \
+  X(RENAME_BAD_NAME, "rename.bad_name", "name") \
+  X(RENAME_RESERVED, "rename.reserved", "name") \
+  X(RENAME_OUTSIDE, "rename.outside", "name") \
+  X(RENAME_EXPORTED, "rename.exported", "name") \
+  X(RENAME_UNSEEN, "rename.unseen", "name,place") \
+  X(RENAME_TAKEN, "rename.taken", "name,place") \
+  X(RENAME_SYNTAX, "rename.syntax", "place") \
+  X(RENAME_BREAKS, "rename.breaks", "place")
 
 typedef enum {
 #define AU_MSG_ENUM_(id, key, args) AU_MSG_##id,

@@ -313,6 +313,11 @@ static void hover_layout(md_out *o, const au_facts *f) {
   if (known(f, AF_PARAMS_GPU_B) && known(f, AF_STATIC_GB)) md(o, AU_MSG_HOVER_LAYOUT_STATIC, NULL);
 }
 
+char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value *args) {
+  ax_env env = af_env(r->facts);
+  return au_msg(au_rules_messages(r->rules), id, lang, &env, args);
+}
+
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
   if (!r || !r->facts || !topic) return NULL;
   au_facts *f = r->facts;

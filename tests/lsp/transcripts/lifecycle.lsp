@@ -10,8 +10,8 @@ expect {"id":2,"result":{"capabilities":{"positionEncoding":"utf-16","textDocume
 send {"jsonrpc":"2.0","method":"initialized","params":{}}
 send {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":3,"error":{"code":-32600,"message":"~already"}}
-send {"jsonrpc":"2.0","id":"abc","method":"textDocument/definition","params":{"textDocument":{"uri":"file:///x.sh"},"position":{"line":0,"character":0}}}
-expect {"id":"abc","error":{"code":-32601,"message":"~textDocument/definition"}}
+send {"jsonrpc":"2.0","id":"abc","method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///x.sh"},"options":{"tabSize":2,"insertSpaces":true}}}
+expect {"id":"abc","error":{"code":-32601,"message":"~textDocument/formatting"}}
 # Unknown notifications (with or without $/) get no answer at all.
 send {"jsonrpc":"2.0","method":"$/progress","params":{"token":1,"value":{}}}
 send {"jsonrpc":"2.0","method":"custom/somethingElse","params":{}}
