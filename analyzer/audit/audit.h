@@ -171,6 +171,17 @@ char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
  * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
 
+/* The memory budget at a glance: the estimated peak per GPU against the device with its parts
+ * (static: weights, gradients, optimizer; activations; logits; runtime), the rollout engine's
+ * weights and KV cache, and the smallest actor GPU count that fits the layout, with the
+ * findings' certainty words. au_budget_line: one line (the editor's code lens; when the estimate
+ * is not made, why); au_budget_markdown: the breakdown; au_budget_json: the numbers
+ * ({"skipped": reason} without an estimate). NULL / JSON null when r is not a launch script.
+ * Caller frees; new reference. */
+char *au_budget_line(const au_result *r, const char *lang);
+char *au_budget_markdown(const au_result *r, const char *lang);
+json_t *au_budget_json(const au_result *r);
+
 /* Message `id` of the catalog (audit/messages.h, data/messages.json) in lang, for the faces'
  * own sentences: args are its arguments in the order its entry names them (NULL when it takes
  * none); its template may read r's facts. Caller frees. */

@@ -320,6 +320,13 @@ static char *uncertainty(const run_ctx *x, inputs in, bool critical, const sm_co
   }
 }
 
+char *au_cert_text(const au_result *r, sm_cert cert, const sm_flag *why, const char *lang) {
+  ax_env env = af_env(r->facts);
+  run_ctx x = {.m = r->model, .facts = r->facts, .env = &env, .rules = r->rules, .lang = lang};
+  inputs in = {cert, why};
+  return uncertainty(&x, in, false, NULL);
+}
+
 /* The Setting line of a finding about a script-model condition: its text, on one line. */
 static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   const sm_model *m = x->m;

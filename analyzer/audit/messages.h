@@ -140,6 +140,25 @@
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
   X(FLAG_NOTE, "flag.note", "note") \
+  X(BUDGET_CERT_ESTIMATE, "budget.cert.estimate", "") \
+  X(BUDGET_CERT_VERIFY, "budget.cert.verify", "") \
+  X(BUDGET_LINE, "budget.line", "cert") \
+  X(BUDGET_ROLLOUT, "budget.rollout", "") \
+  X(BUDGET_FIT, "budget.fit", "") \
+  X(BUDGET_NO_FIT, "budget.no_fit", "") \
+  X(BUDGET_SKIPPED, "budget.skipped", "reason") \
+  X(BUDGET_MD_TITLE, "budget.md.title", "cert") \
+  X(BUDGET_MD_HEAD, "budget.md.head", "") \
+  X(BUDGET_MD_STATIC, "budget.md.static", "") \
+  X(BUDGET_MD_ACT, "budget.md.act", "") \
+  X(BUDGET_MD_LOGITS, "budget.md.logits", "") \
+  X(BUDGET_MD_RUNTIME, "budget.md.runtime", "") \
+  X(BUDGET_MD_PEAK, "budget.md.peak", "") \
+  X(BUDGET_MD_ROLLOUT, "budget.md.rollout", "") \
+  X(BUDGET_MD_FIT, "budget.md.fit", "") \
+  X(BUDGET_MD_NO_FIT, "budget.md.no_fit", "") \
+  X(BUDGET_MD_CERT, "budget.md.cert", "why") \
+  X(BUDGET_MD_SKIPPED, "budget.md.skipped", "reason") \
   X(RENAME_READ_ENV, "rename.reads_environment", "name,place") \
   X(NAV_TRAIN, "nav.symbol.train", "") \
   X(NAV_APPEND, "nav.symbol.append", "") \

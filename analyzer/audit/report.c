@@ -122,6 +122,9 @@ char *au_report_markdown(const au_result *r, const char *lang) {
   context_line(&o, r);
   md(&o, AU_MSG_MD_PERFORMANCE, NULL);
   md_findings(&o, r, false, false);
+  char *budget = af_str(r->facts, AF_MEMORY_SKIPPED) ? NULL : au_budget_markdown(r, lang);
+  if (budget) pd_buf_puts(&b, budget); /* the estimate at a glance, memory findings or not */
+  free(budget);
   md(&o, AU_MSG_MD_MEMORY, NULL);
   md_findings(&o, r, true, memory_skipped(&o, r));
   size_t n[3];
@@ -248,6 +251,7 @@ json_t *au_report_json(const au_result *r) {
   json_t *o = json_object();
   json_object_set_new(o, "file", json_string(file_path(m, 0)));
   json_object_set_new(o, "launch_script", json_true());
+  json_object_set_new(o, "memory_budget", au_budget_json(r));
   json_object_set_new(o, "context", ctx);
   json_object_set_new(o, "findings", arr);
   json_object_set_new(o, "summary", summary);
