@@ -14,6 +14,13 @@
 #include "trace/compare.h"
 #include "trace/trace.h"
 
+json_t *cmd_memory_budget(const au_result *r, const char *lang) {
+  char *md = au_budget_markdown(r, lang);
+  json_t *j = json_pack("{s:o}", "markdown", fm_string(md ? md : ""));
+  free(md);
+  return j;
+}
+
 json_t *cmd_report(const au_result *r, const char *lang) {
   char *md = au_report_markdown(r, lang);
   json_t *j = json_pack("{s:o}", "markdown", fm_string(md));

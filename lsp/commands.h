@@ -6,7 +6,9 @@
  * {"uri": <the file written>}. These are the only files the server ever writes.
  * perfDoctor.linkTrace [script, trace] ties a trace to an open script: its measures become
  * evidence on the findings ({"trace", "measures"}).
- * perfDoctor.compareTraces [before, after] answers {"markdown": <the comparison>}. */
+ * perfDoctor.compareTraces [before, after] answers {"markdown": <the comparison>}.
+ * perfDoctor.memoryBudget [script] answers {"markdown": <the memory budget's breakdown>} (the
+ * code lens' command, LENS_COMMAND, is answered the same way). */
 #ifndef PD_LSP_COMMANDS_H
 #define PD_LSP_COMMANDS_H
 
@@ -19,9 +21,13 @@
 #define CMD_TRACE_SUMMARY "perfDoctor.traceSummary"
 #define CMD_LINK_TRACE "perfDoctor.linkTrace"
 #define CMD_COMPARE_TRACES "perfDoctor.compareTraces"
+#define CMD_MEMORY_BUDGET "perfDoctor.memoryBudget"
 
 /* The report of an analysis. New reference. */
 json_t *cmd_report(const au_result *r, const char *lang);
+
+/* The memory budget of an analysis (au_budget_markdown). New reference. */
+json_t *cmd_memory_budget(const au_result *r, const char *lang);
 
 /* Summary of a trace file or folder. write_file: also write it beside the traces (the folder
  * itself, or the file's folder) and add its URI. Returns a new reference, or NULL with *err set.

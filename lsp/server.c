@@ -24,6 +24,8 @@
 #include "lsp/hover.h"
 #include "lsp/jsonrpc.h"
 #include "lsp/navigate.h"
+#include "lsp/codelens.h"
+#include "lsp/inlay.h"
 #include "lsp/transport.h"
 #include "lsp/workspace.h"
 
@@ -570,6 +572,30 @@ static void on_rename(srv *s, const rpc_message *m) {
   free(why);
 }
 
+static void on_inlay_hint(srv *s, const rpc_message *m) {
+  doc_pos p0, p1;
+  if (!read_range(json_object_get(m->params, "range"), &p0, &p1)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.range is required");
+    return;
+  }
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  size_t x = fm_offset(ws_map(a), file, p0), y = fm_offset(ws_map(a), file, p1);
+  reply(s, m->id, inl_hints(ws_result(a), ws_map(a), file, x, y < x ? x : y, ws_settings(s->ws)->lang));
+}
+
+static void on_code_lens(srv *s, const rpc_message *m) {
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  reply(s, m->id, lens_lenses(ws_result(a), ws_map(a), file, param_uri(m->params), ws_settings(s->ws)->lang));
+}
+
 /* The i-th argument of an executeCommand: a string, or an object's "uri" (else "path"). */
 static const char *command_arg(const rpc_message *m, size_t i) {
   json_t *arg = json_array_get(json_object_get(m->params, "arguments"), i);
@@ -657,7 +683,19 @@ static void on_execute_command(srv *s, const rpc_message *m) {
     return;
   }
   char *path = command_path(s, what);
-  if (!strcmp(cmd, CMD_REPORT)) {
+  if (!strcmp(cmd, CMD_MEMORY_BUDGET) || !strcmp(cmd, LENS_COMMAND)) {
+    ws_doc *d = command_doc(s, what, path);
+    int file;
+    ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
+    if (a) {
+      reply(s, m->id, cmd_memory_budget(ws_result(a), ws_settings(s->ws)->lang));
+    } else {
+      ax_value arg = ax_str(cmd);
+      char *msg = ws_say(s->ws, AU_MSG_CMD_NEEDS_SCRIPT, &arg);
+      reply_error(s, m->id, RPC_INVALID_PARAMS, msg);
+      free(msg);
+    }
+  } else if (!strcmp(cmd, CMD_REPORT)) {
     ws_doc *d = command_doc(s, what, path);
     int file;
     ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
@@ -723,10 +761,12 @@ static const struct {
     {"textDocument/documentSymbol", on_document_symbol, "documentSymbolProvider", "true"},
     {"textDocument/prepareRename", on_rename, NULL, NULL},
     {"textDocument/rename", on_rename, "renameProvider", "{\"prepareProvider\": true}"},
+    {"textDocument/inlayHint", on_inlay_hint, "inlayHintProvider", "true"},
+    {"textDocument/codeLens", on_code_lens, "codeLensProvider", "{\"resolveProvider\": false}"},
     {"textDocument/codeAction", on_code_action, "codeActionProvider",
      "{\"codeActionKinds\": [\"quickfix\", \"refactor.rewrite\", \"source.fixAll.perfDoctor\"]}"},
     {"workspace/executeCommand", on_execute_command, "executeCommandProvider",
-     "{\"commands\": [\"" CMD_REPORT "\", \"" CMD_TRACE_SUMMARY "\", \"" CMD_LINK_TRACE "\", \"" CMD_COMPARE_TRACES "\"]}"},
+     "{\"commands\": [\"" CMD_REPORT "\", \"" CMD_TRACE_SUMMARY "\", \"" CMD_LINK_TRACE "\", \"" CMD_COMPARE_TRACES "\", \"" CMD_MEMORY_BUDGET "\"]}"},
 };
 
 static const struct {

@@ -662,3 +662,7 @@ ws_doc *ws_next_dirty(ws_workspace *s) {
 const au_result *ws_result(const ws_doc *d) { return d->result; }
 const fm_map *ws_map(const ws_doc *d) { return &d->map; }
 act_cache *ws_actions(ws_doc *d) { return d->actions; }
+
+char *ws_say(ws_workspace *s, au_msg_id id, const ax_value *args) {
+  return au_rules_say(rules_for(s), id, s->cfg.lang, args);
+}

@@ -94,5 +94,7 @@ au_config ws_audit_config(ws_workspace *w, const char *path);
 sm_options ws_model_options(ws_workspace *w, const char *path);
 TSParser *ws_parser(ws_workspace *w);
 dg_options ws_diag_options(const ws_workspace *w);
+/* Message `id` of the catalog in the settings' language (args as au_say). Caller frees. */
+char *ws_say(ws_workspace *w, au_msg_id id, const ax_value *args);
 
 #endif

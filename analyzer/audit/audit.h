@@ -181,10 +181,17 @@ char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
 char *au_budget_line(const au_result *r, const char *lang);
 char *au_budget_markdown(const au_result *r, const char *lang);
 json_t *au_budget_json(const au_result *r);
+/* What the derived layout makes of the flag `flag` where it is set (the editor's inlay hints):
+ * the data-parallel size for --tensor / --pipeline / --context-parallel-size, the world size for
+ * --resource and --actor-num-gpus-per-node, the engines for --rollout-num-gpus-per-engine; NULL
+ * for other flags or when it is not known. Caller frees. */
+char *au_layout_hint(const au_result *r, const char *flag, const char *lang);
 
 /* Message `id` of the catalog (audit/messages.h, data/messages.json) in lang, for the faces'
  * own sentences: args are its arguments in the order its entry names them (NULL when it takes
  * none); its template may read r's facts. Caller frees. */
 char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value *args);
+/* The same without an analysis (no facts to read). */
+char *au_rules_say(const au_rules *rules, au_msg_id id, const char *lang, const ax_value *args);
 
 #endif

@@ -132,3 +132,23 @@ json_t *au_budget_json(const au_result *r) {
                                                 "kv_tokens_per_engine", num(f, AF_KV_TOKENS, 0)));
   return j;
 }
+
+char *au_layout_hint(const au_result *r, const char *flag, const char *lang) {
+  static const struct {
+    const char *flag;
+    au_msg_id id;
+    af_id need[2];
+  } t[] = {{"--tensor-model-parallel-size", AU_MSG_INLAY_DP, {AF_DP, AF_G_A}},
+           {"--pipeline-model-parallel-size", AU_MSG_INLAY_DP, {AF_DP, AF_G_A}},
+           {"--context-parallel-size", AU_MSG_INLAY_DP, {AF_DP, AF_G_A}},
+           {"--resource", AU_MSG_INLAY_WORLD, {AF_G_TOTAL, AF_G_A}},
+           {"--actor-num-gpus-per-node", AU_MSG_INLAY_WORLD, {AF_G_TOTAL, AF_G_A}},
+           {"--rollout-num-gpus-per-engine", AU_MSG_INLAY_ENGINES, {AF_ENGINES, AF_GPE}}};
+  if (!r || !r->facts || !flag) return NULL;
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    if (strcmp(flag, t[i].flag)) continue;
+    if (!known(r->facts, t[i].need[0]) || !known(r->facts, t[i].need[1])) return NULL;
+    return au_say(r, t[i].id, lang, NULL);
+  }
+  return NULL;
+}

@@ -140,6 +140,11 @@
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
   X(FLAG_NOTE, "flag.note", "note") \
+  X(CMD_NEEDS_SCRIPT, "command.needs_script", "command") \
+  X(INLAY_VALUE, "inlay.value", "value") \
+  X(INLAY_DP, "inlay.dp", "") \
+  X(INLAY_WORLD, "inlay.world", "") \
+  X(INLAY_ENGINES, "inlay.engines", "") \
   X(BUDGET_CERT_ESTIMATE, "budget.cert.estimate", "") \
   X(BUDGET_CERT_VERIFY, "budget.cert.verify", "") \
   X(BUDGET_LINE, "budget.line", "cert") \

@@ -322,6 +322,10 @@ char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value 
   return au_msg(au_rules_messages(r->rules), id, lang, &env, args);
 }
 
+char *au_rules_say(const au_rules *rules, au_msg_id id, const char *lang, const ax_value *args) {
+  return au_msg(au_rules_messages(rules), id, lang, NULL, args);
+}
+
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {
   if (!r || !r->facts || !topic) return NULL;
   au_facts *f = r->facts;
