@@ -48,6 +48,8 @@ typedef struct {
   bool safe;            /* applying it cannot make the job fail to start (for "fix all safe") */
   bool suppressed;      /* a `# perf-doctor: disable=` comment silences it: reports count and list
                            it apart, editors do not show it, --fail-on ignores it */
+  bool after_syntax;    /* it follows from the syntax error bash reports (it rests on text bash
+                           never runs, read as this parser recovered it): suppressed too */
   char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
   /* What a linked trace measured about it (`check --trace`), set by the evidence layer: */
   char *evidence;       /* "exposed communication 18.2 % of the step (worst rank 3)", or NULL */

@@ -59,7 +59,8 @@
   X(ROLLOUT_WEIGHTS, "rollout_weights") X(ROLLOUT_DTYPE, "rollout_dtype") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
   X(COND_CODE, "cond_code") X(COND_SUBJECT, "cond_subject") X(COND_FLAG, "cond_flag")            \
   X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")   \
-  X(COND_UNREAD, "cond_unread") X(COND_COMMENTED, "cond_commented") X(COND_SUGGEST, "cond_suggest")
+  X(COND_UNREAD, "cond_unread") X(COND_COMMENTED, "cond_commented") X(COND_SUGGEST, "cond_suggest") \
+  X(COND_BASH, "cond_bash") X(COND_OPEN, "cond_open") X(COND_OPEN_LINE, "cond_open_line") X(COND_CLOSER, "cond_closer")
 
 typedef enum {
 #define AF_ENUM_(id, name) AF_##id,

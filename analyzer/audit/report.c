@@ -173,6 +173,7 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
   json_object_set_new(o, "verdict", json_string(f->borderline ? "borderline" : "applies"));
   json_object_set_new(o, "certainty", json_string(sm_cert_name(f->certainty)));
   json_object_set_new(o, "suppressed", json_boolean(f->suppressed));
+  if (f->after_syntax) json_object_set_new(o, "follows_syntax_error", json_true());
   json_object_set_new(o, "title", json_string(f->title));
   json_object_set_new(o, "file", json_string(file_path(m, f->file)));
   put_json_range(o, m, f->file, f->range);

@@ -48,6 +48,8 @@ void sm_conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
     d[i].subject = s[i].subject ? pd_xstrdup(s[i].subject) : NULL;
     d[i].flag = s[i].flag ? pd_xstrdup(s[i].flag) : NULL;
     d[i].suggest = s[i].suggest ? pd_xstrdup(s[i].suggest) : NULL;
+    d[i].opener = s[i].opener ? pd_xstrdup(s[i].opener) : NULL;
+    d[i].closer = s[i].closer ? pd_xstrdup(s[i].closer) : NULL;
   }
 }
 
@@ -65,6 +67,8 @@ void sm_conds_free(sm_condition *c, size_t n) {
     free(c[i].subject);
     free(c[i].flag);
     free(c[i].suggest);
+    free(c[i].opener);
+    free(c[i].closer);
   }
   free(c);
 }

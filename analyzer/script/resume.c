@@ -357,7 +357,7 @@ void sm_walk_script(sm_builder *b) {
     rs->resumed = true;
   } else {
     ts_tree_cursor_reset(&cur, root);
-    sm_report_syntax(b, 0, root);
+    sm_syntax(b, 0, root);
     at_child = ts_tree_cursor_goto_first_child(&cur);
   }
   bool want = rs && clean, keep = false;

@@ -179,6 +179,12 @@ typedef struct {
   long flag_index; /* the flag occurrence it is about (index into flags), or -1 */
   int file;
   sm_range range;
+  /* syntax: what bash itself makes of the file (script/bashcheck.h). bash names `range`; a
+   * construct left open at the end of the file is `opener` at `opened`, closed by `closer`. */
+  const char *bash;      /* "eof-quote" | "eof" | "token" (static), or NULL: bash accepts the
+                            file, only this parser could not read it */
+  char *opener, *closer; /* or NULL */
+  sm_range opened;
 } sm_condition;
 
 /* What the script states about the job besides its flags: the model config it sources, what its

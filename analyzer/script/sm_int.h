@@ -107,6 +107,7 @@ sm_tri sm_test_status(sm_builder *b, int file, TSNode n, sm_cert *cert, const ch
 void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond);
 void sm_walk_file(sm_builder *b, int file);
 void sm_report_syntax(sm_builder *b, int file, TSNode n);
+void sm_syntax(sm_builder *b, int file, TSNode root);
 /* `message` is consumed. */
 void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_range r,
                  char *message);

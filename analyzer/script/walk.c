@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "script/bashcheck.h"
 #include "script/bashsym.h"
 #include "script/sh_printf.h"
 #include "script/sm_int.h"
@@ -104,9 +105,43 @@ void sm_report_syntax(sm_builder *b, int file, TSNode n) {
   free(kids);
 }
 
+/* Where bash itself refuses the file, as one condition at the place `bash -n` names; when bash
+ * accepts it, what this parser could not read (each ERROR / MISSING node). */
+void sm_syntax(sm_builder *b, int file, TSNode root) {
+  if (!ts_node_has_error(root)) return;
+  const sm_file *f = &b->w.files[file];
+  bc_error e;
+  if (!bc_check(f->text, f->len, &e)) {
+    size_t c0 = b->w.nconds;
+    sm_report_syntax(b, file, root);
+    for (size_t i = c0; i < b->w.nconds; i++) b->w.conds[i].missing = false; /* bash has it all */
+    return;
+  }
+  bool open = e.kind != BC_TOKEN;
+  sm_range opened = sm_file_range(f, e.open_at, e.open_end);
+  char *msg = e.kind == BC_TOKEN ? pd_xasprintf("bash: syntax error near unexpected token `%s`", e.token)
+              : e.kind == BC_EOF_QUOTE
+                  ? pd_xasprintf("bash: unexpected end of file while looking for the `%s` that closes the `%s` on line %u",
+                                 e.token, e.opener, opened.start_line + 1)
+                  : pd_xasprintf("bash: unexpected end of file: the `%s` on line %u is never closed", e.opener,
+                                 opened.start_line + 1);
+  sm_add_cond(b, SM_ERROR, "syntax", file, sm_file_range(f, e.at, e.end), msg);
+  sm_condition *c = &b->w.conds[b->w.nconds - 1];
+  sm_cond_about(b, e.kind == BC_EOF ? (*e.closer ? e.closer : e.opener) : e.token, NULL);
+  c = &b->w.conds[b->w.nconds - 1];
+  c->missing = open;
+  c->bash = e.kind == BC_TOKEN ? "token" : e.kind == BC_EOF ? "eof" : "eof-quote";
+  if (open) {
+    c->opener = pd_xstrdup(e.opener);
+    c->closer = *e.closer ? pd_xstrdup(e.closer) : e.kind == BC_EOF_QUOTE ? pd_xstrdup(e.token) : NULL;
+    c->opened = opened;
+  }
+  b->w.syntax_conds++;
+}
+
 void sm_walk_file(sm_builder *b, int file) {
   TSNode root = ts_tree_root_node(b->w.trees[file]->tree);
-  sm_report_syntax(b, file, root);
+  sm_syntax(b, file, root);
   *PD_PUSH(b->stack, b->nstack, b->stack_cap) = file;
   sm_walk_node(b, file, root, false);
   b->nstack--;
@@ -462,6 +497,27 @@ static void printf_to_var(sm_builder *b, int file, TSNode n, bool cond) {
   sh_fields_free(&words);
 }
 
+/* A closing reserved word where this parser saw a command (`fi` with no `if`): bash refuses the
+ * file at that token. */
+static void stray_reserved(sm_builder *b, int file, TSNode name, const char *cname) {
+  static const char *const words[] = {"fi", "done", "esac", "then", "do", "else", "elif", "}", "in"};
+  TSNode w = ts_node_named_child(name, 0);
+  if (ts_node_is_null(w) || !bs_is(w, BS_WORD)) return;
+  /* a file with an error in its tree had bash's own reading (sm_syntax): that one holds */
+  if (ts_node_has_error(ts_tree_root_node(b->w.trees[file]->tree))) return;
+  for (size_t i = 0; i < b->w.nconds; i++)
+    if (b->w.conds[i].bash && b->w.conds[i].file == file) return; /* bash stops at the first */
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    if (strcmp(cname, words[i])) continue;
+    sm_add_cond(b, SM_ERROR, "syntax", file, sh_node_range(w),
+                pd_xasprintf("bash: syntax error near unexpected token `%s`", cname));
+    sm_cond_about(b, cname, NULL);
+    b->w.conds[b->w.nconds - 1].bash = "token";
+    b->w.syntax_conds++;
+    return;
+  }
+}
+
 static void command(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
@@ -477,6 +533,7 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     return;
   }
   char *cname = sm_node_text(b, file, name);
+  stray_reserved(b, file, name, cname);
   uint32_t nargs = 0;
   TSNode args[2];
   memset(args, 0, sizeof args);
