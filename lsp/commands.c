@@ -45,10 +45,10 @@ static bool write_text(const char *path, const char *text, char **err) {
   return false;
 }
 
-json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
+json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, char **err) {
   *err = NULL;
   char *svg = NULL;
-  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL};
+  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL, .gpu = gpu};
   char *md = tr_summarize_opts(path, &o, NULL, err);
   if (!md) {
     if (!*err) *err = pd_xasprintf("cannot summarise %s", path);
@@ -84,9 +84,9 @@ json_t *cmd_trace_summary(const char *path, bool write_file, char **err) {
   return j;
 }
 
-json_t *cmd_compare_traces(const char *before, const char *after, char **err) {
+json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, char **err) {
   *err = NULL;
-  tr_options o = {0};
+  tr_options o = {.gpu = gpu};
   json_t *cmp = tr_compare_paths(before, after, &o, NULL, err);
   if (!cmp) return NULL;
   char *md = tr_compare_md(cmp);

@@ -651,8 +651,15 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_REQUEST_FAILED, cmd, why);
       return;
     }
-    reply(s, m->id, json_pack("{s:o, s:o}", "trace", second && *second ? json_string(second) : json_null(),
-                              "measures", measures ? measures : json_null()));
+    json_t *linked = json_pack("{s:o, s:o}", "trace", second && *second ? json_string(second) : json_null(),
+                            "measures", measures ? measures : json_null());
+    char *other = ws_trace_mismatch(s->ws, d); /* linked, but said not to be this script's */
+    if (other) {
+      show_message(s, LOG_WARNING, other);
+      json_object_set_new(linked, "mismatch", fm_string(other));
+      free(other);
+    }
+    reply(s, m->id, linked);
     return;
   }
   if (!strcmp(cmd, CMD_COMPARE_TRACES)) {
@@ -660,9 +667,9 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
       return;
     }
-    res = cmd_compare_traces(path, second, &err);
+    res = cmd_compare_traces(path, second, ws_settings(s->ws)->gpu, &err);
   } else {
-    res = path ? cmd_trace_summary(path, s->cap_show_document, &err) : NULL;
+    res = path ? cmd_trace_summary(path, ws_settings(s->ws)->gpu, s->cap_show_document, &err) : NULL;
   }
   if (!res) {
     fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");

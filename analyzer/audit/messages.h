@@ -140,6 +140,9 @@
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
   X(FLAG_NOTE, "flag.note", "note") \
+  X(EVD_MISMATCH_WORLD, "evidence.mismatch.world", "world") \
+  X(EVD_MISMATCH_RANK, "evidence.mismatch.rank", "rank,source") \
+  X(EVD_MISMATCH_MD, "evidence.mismatch.markdown", "why") \
   X(CMD_NEEDS_SCRIPT, "command.needs_script", "command") \
   X(INLAY_VALUE, "inlay.value", "value") \
   X(INLAY_DP, "inlay.dp", "") \
