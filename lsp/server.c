@@ -286,7 +286,7 @@ static void on_initialize(srv *s, const rpc_message *m) {
   json_t *capabilities = table_capabilities();
   json_object_set_new(capabilities, "positionEncoding", json_string(enc_name));
   json_object_set_new(capabilities, "textDocumentSync",
-                      json_pack("{s:b,s:i,s:b}", "openClose", 1, "change", 2, "save", 0));
+                      json_pack("{s:b,s:i,s:{s:b}}", "openClose", 1, "change", 2, "save", "includeText", 0));
   json_object_set_new(capabilities, "workspace",
                       json_pack("{s:{s:b,s:b}}", "workspaceFolders", "supported", 1, "changeNotifications", 1));
   if (s->enc == DOC_UTF8 && json_object_get(caps, "offsetEncoding"))
@@ -356,6 +356,15 @@ static void on_did_change(srv *s, const rpc_message *m) {
   json_t *version = path_get(m->params, "textDocument.version");
   if (json_is_integer(version)) doc->version = json_integer_value(version);
   ws_changed(s->ws, wd);
+}
+
+/* A saved file may be one that open scripts source (a model config edited outside this session,
+ * or by a client that watches no files): they are analysed again. */
+static void on_did_save(srv *s, const rpc_message *m) {
+  const char *uri = param_uri(m->params);
+  char *path = uri ? doc_uri_to_path(uri) : NULL;
+  if (path) ws_file_changed(s->ws, path, false);
+  free(path);
 }
 
 static void on_did_close(srv *s, const rpc_message *m) {
@@ -783,6 +792,7 @@ static const struct {
     {"textDocument/didOpen", on_did_open},
     {"textDocument/didChange", on_did_change},
     {"textDocument/didClose", on_did_close},
+    {"textDocument/didSave", on_did_save},
     {"workspace/didChangeWatchedFiles", on_did_change_watched},
     {"workspace/didChangeConfiguration", on_did_change_configuration},
     {"workspace/didChangeWorkspaceFolders", on_workspace_folders},

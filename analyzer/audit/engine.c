@@ -190,10 +190,14 @@ static void place_finding(const run_ctx *x, au_finding *f, const ac_rule *r, con
     f->file = m->train_line_found ? m->train_file : 0;
     f->range = m->train_line_found ? m->train_range : sm_range_at(m, 0, 0, 0);
     if (m->train_line_found) {
-      /* point at the first line of the command, not the whole pipeline */
-      f->range.end_line = f->range.start_line;
-      f->range.end_col = f->range.start_col + 1;
-      f->range.end_byte = f->range.start_byte + 1;
+      /* the first line of the command, not the whole pipeline: a quick fix is offered anywhere
+       * on it */
+      const sm_file *tf = &m->files[f->file];
+      uint32_t l = f->range.start_line;
+      uint32_t end = l + 1 < tf->nlines ? tf->lines[l + 1] - 1 : (uint32_t)tf->len;
+      if (end > f->range.end_byte) end = f->range.end_byte;
+      if (end <= f->range.start_byte) end = f->range.start_byte + 1;
+      f->range = sm_range_at(m, f->file, f->range.start_byte, end);
     }
   }
 }

@@ -140,6 +140,15 @@
   X(FLAG_DROPPED, "flag.dropped", "flag,origin")                                                 \
   X(FLAG_SUGGEST, "flag.suggest", "names")                                                       \
   X(FLAG_NOTE, "flag.note", "note") \
+  X(HOVER_VAR_VALUE, "hover.var.value", "name,value") \
+  X(HOVER_VAR_UNKNOWN, "hover.var.unknown", "name") \
+  X(HOVER_VAR_ENV, "hover.var.environment", "name") \
+  X(HOVER_VAR_DEFAULT, "hover.var.default", "") \
+  X(HOVER_VAR_BRANCH, "hover.var.branch", "") \
+  X(HOVER_ARRAY, "hover.array", "name,flags") \
+  X(HOVER_FUNCTION, "hover.function", "name") \
+  X(HOVER_SET_AT, "hover.set_at", "places") \
+  X(HOVER_SOURCED, "hover.sourced", "file,lines") \
   X(EVD_MISMATCH_WORLD, "evidence.mismatch.world", "world") \
   X(EVD_MISMATCH_RANK, "evidence.mismatch.rank", "rank,source") \
   X(EVD_MISMATCH_MD, "evidence.mismatch.markdown", "why") \

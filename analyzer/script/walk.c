@@ -149,10 +149,11 @@ void sm_walk_file(sm_builder *b, int file) {
 
 /* ---- NOTE comments ------------------------------------------------------------------------ */
 
-/* "# NOTE(x): why" / "#NOTE: why" -> true */
+/* "# NOTE(x): why" / "#NOTE: why" -> true. A NOTE still holding the placeholder the editor's
+ * "add a NOTE" action inserts (`<reason ...>`) gives no reason yet, so it is none. */
 static bool is_note(const char *c) {
   while (*c == '#' || *c == ' ' || *c == '\t') c++;
-  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ');
+  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ') && !strstr(c, "<reason");
 }
 
 typedef struct {

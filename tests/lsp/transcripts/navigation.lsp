@@ -80,6 +80,16 @@ send {"jsonrpc": "2.0", "id": 30, "method": "textDocument/prepareRename", "param
 expect {"id": 30, "result": null}
 send {"jsonrpc": "2.0", "id": 31, "method": "textDocument/definition", "params": {"textDocument": {"uri": "${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"}}}
 expect {"id": 31, "error": {"code": -32602}}
+# hovers: a spread says what its array holds; a variable its value and where it is set; the
+# entrypoint's `source` line names its file (the model config's describes the model)
+send {"jsonrpc": "2.0", "id": 32, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"}, "position": {"line": 65, "character": 10}}}
+expect {"id": 32, "result": {"contents": {"value": "**MODEL_ARGS**: an array; 15 of the flags argparse sees come from it\n\nSet at qwen3-4B.sh line 2."}}}
+send {"jsonrpc": "2.0", "id": 33, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"}, "position": {"line": 16, "character": 25}}}
+expect {"id": 33, "result": {"contents": {"value": "**MODEL_DIR** = `/models` (the script's default: the environment may set another value)\n\nSet at line 8."}}}
+send {"jsonrpc": "2.0", "id": 34, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"}, "position": {"line": 10, "character": 4}}}
+expect {"id": 34, "result": {"contents": {"value": "**Sources** `../../entrypoint/local.sh` (10 lines)"}}}
+send {"jsonrpc": "2.0", "id": 35, "method": "textDocument/hover", "params": {"textDocument": {"uri": "${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"}, "position": {"line": 60, "character": 30}}}
+expect {"id": 35, "result": {"contents": {"value": "~**RUNTIME_ENV_JSON** = `{\"env_vars\""}}}
 send {"jsonrpc":"2.0","id":40,"method":"shutdown"}
 expect {"id": 40, "result": null}
 send {"jsonrpc":"2.0","method":"exit"}
