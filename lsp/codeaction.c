@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/profile.h"
 #include "base/alloc.h"
 #include "base/limits.h"
 #include "base/path.h"
@@ -180,15 +181,17 @@ static void finding_edits(const au_finding *f, edit_list *l) {
   }
 }
 
-static void quick_fix(json_t *out, const au_finding *f, const fm_map *m, const act_options *o,
+static void quick_fix(json_t *out, const au_result *r, const au_finding *f, const fm_map *m,
+                      const act_options *o,
                       checker *ck) {
   edit_list l = {0};
   finding_edits(f, &l);
   if (edits_ok(m, &l, ck)) {
+    const char *args[1] = {f->rule};
     char *title = f->fix_title && *f->fix_title ? pd_xstrdup(f->fix_title)
-                                                  : pd_xasprintf("Apply the fix for %s", f->rule);
+                                                  : au_text(r->rules, AU_MSG_UI_ACTION_APPLY, o->lang, args);
     json_t *a = action(title, "quickfix", workspace_edit(m, &l));
-    json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+    json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(r, f, m, o->dg)));
     if (f->preferred) json_object_set_new(a, "isPreferred", json_true());
     json_array_append_new(out, a);
     free(title);
@@ -288,13 +291,17 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   for (int s = 0; s < 2; s++) {
     if (spots[s] == (size_t)-1 || (s == 1 && spots[1] == spots[0])) continue;
     char *indent = indent_of(file, spots[s]);
-    char *text = pd_xasprintf("%s# NOTE(perf-doctor): accept %s: <reason this setting is right here>\n",
-                              indent, f->rule);
+    const char *args[1] = {f->rule};
+    char *note = au_text(r->rules, AU_MSG_UI_ACTION_NOTE_TEXT, o->lang, args);
+    char *text = pd_xasprintf("%s# %s\n", indent, note);
+    free(note);
     free(indent);
     edit_list l = {0}, probe = {0};
     act_push_edit(&l, f->file, spots[s], spots[s], text);
-    /* the placeholder is no reason (the model does not take it as one): the check fills it */
-    char *filled = pd_xasprintf("%.*sreason\n", (int)(strstr(text, "<reason") - text), text);
+    /* the placeholder (`<...>` at the end, in any language) is no reason (the model does not
+     * take it as one): the check fills it */
+    const char *lt = strrchr(text, '<');
+    char *filled = lt ? pd_xasprintf("%.*sreason\n", (int)(lt - text), text) : pd_xstrdup(text);
     act_push_edit(&probe, f->file, spots[s], spots[s], filled);
     bool ok = edits_ok(m, &l, ck);
     if (ok) {
@@ -308,9 +315,9 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
       free(t);
     }
     if (ok) {
-      char *title = pd_xasprintf("Add a NOTE to accept this setting (%s)", f->rule);
+      char *title = au_text(r->rules, AU_MSG_UI_ACTION_NOTE, o->lang, args);
       json_t *a = action(title, "quickfix", workspace_edit(m, &l));
-      json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(f, m, o->dg)));
+      json_object_set_new(a, "diagnostics", json_pack("[o]", dg_finding(r, f, m, o->dg)));
       json_array_append_new(out, a);
       free(title);
     }
@@ -322,58 +329,60 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
   }
 }
 
+/* Whether the rebuilt model reads the plan's flags as the plan writes them, and nothing else
+ * changed: every flag added, none lost. */
+static bool block_read_back(const sm_model *before, const sm_model *after, const au_profile *p) {
+  size_t added = 0;
+  for (size_t i = 0; i < AU_PROF_NFLAGS; i++) {
+    const sm_flag *f = sm_flag_get(after, p->flags[i].flag);
+    const char *v = sm_flag_str(after, p->flags[i].flag);
+    if (!f || f->conditional || !v || strcmp(v, p->flags[i].value) != 0) return false;
+    added++;
+  }
+  return after->nflags == before->nflags + added;
+}
+
+/* The profiling plan of audit/profile.h as an edit: its flags after the last flag of the script
+ * that reaches the train command. */
 static void profiling_block(json_t *out, const au_result *r, const fm_map *m, const act_options *o,
                             checker *ck) {
   const sm_model *model = r->model;
   if (!model->train_line_found || !model->files[0].path || sm_flag_get(model, "--use-pytorch-profiler"))
     return;
-  /* After the last flag of the script that reaches the train command. */
   const sm_flag *last = NULL;
   for (size_t i = 0; i < model->nflags; i++) {
     const sm_flag *f = &model->flags[i];
     if (f->file == 0 && !f->conditional) last = f;
   }
   if (!last) return;
+  au_profile *p = au_profile_plan(model, r->facts);
   const fm_file *file = &m->files[0];
   char *indent = indent_of(file, line_start(file, last->range.start_byte));
-  const char *sep = last->group ? "\n" : " \\\n"; /* array items vs a continued command line */
-  pd_buf b = {0};
-  const char *lines[] = {"--use-pytorch-profiler", "--profile-target train_overall"};
-  for (size_t i = 0; i < 2; i++) pd_buf_printf(&b, "%s%s%s", sep, indent, lines[i]);
-  pd_buf_printf(&b, "%s%s--profile-step-start %d", sep, indent, ACT_PROFILE_STEP_START);
-  pd_buf_printf(&b, "%s%s--profile-step-end %d", sep, indent, ACT_PROFILE_STEP_END);
+  char *block = au_profile_block(p, last->group ? "\n" : " \\\n", indent); /* array items vs a continued line */
   free(indent);
-
   edit_list l = {0};
-  act_push_edit(&l, 0, last->full.end_byte, last->full.end_byte, b.data);
+  act_push_edit(&l, 0, last->full.end_byte, last->full.end_byte, block);
   bool ok = edits_ok(m, &l, ck);
   if (ok) {
     size_t len;
     char *t = apply(m, 0, &l, &len);
     sm_model *after = sm_build(model->files[0].path, t, len, NULL, o->sm);
-    const sm_flag *on = sm_flag_get(after, "--use-pytorch-profiler");
-    long end = 0;
-    ok = after->nflags == model->nflags + 4 && on && !on->conditional &&
-         sm_flag_long(after, "--profile-step-end", &end) && end == ACT_PROFILE_STEP_END;
+    ok = block_read_back(model, after, p);
     sm_model_free(after);
     free(t);
   }
   if (ok) {
-    const char *exp = sm_flag_str(model, "--tb-experiment-name");
-    char *title = exp && *exp
-        ? pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
-                       "traces/%s/train_trace/)", ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END, exp)
-        : pd_xasprintf("Insert a bounded Train Actor profiling block (steps %d-%d; traces in "
-                       "traces/<timestamp>/train_trace/ unless --tb-experiment-name is set)",
-                       ACT_PROFILE_STEP_START, ACT_PROFILE_STEP_END);
+    char *title = au_profile_title(p, r->rules, o->lang);
     json_array_append_new(out, action(title, "refactor.rewrite", workspace_edit(m, &l)));
     free(title);
   }
   free(l.items);
-  pd_buf_free(&b);
+  free(block);
+  au_profile_free(p);
 }
 
-static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, checker *ck) {
+static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, const char *lang,
+                    checker *ck) {
   edit_list l = {0};
   size_t fixed = 0;
   for (size_t i = 0; i < r->nfindings; i++) {
@@ -392,7 +401,10 @@ static void fix_all(json_t *out, const au_result *r, int file, const fm_map *m, 
     free(mine.items);
   }
   if (fixed > 0 && edits_ok(m, &l, ck)) {
-    char *title = pd_xasprintf("Fix all safe perf-doctor findings in this file (%zu)", fixed);
+    char n[24];
+    snprintf(n, sizeof n, "%zu", fixed);
+    const char *args[1] = {n};
+    char *title = au_text(r->rules, AU_MSG_UI_ACTION_FIX_ALL, lang, args);
     json_array_append_new(out, action(title, "source.fixAll.perfDoctor", workspace_edit(m, &l)));
     free(title);
   }
@@ -418,7 +430,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
       json_t *mine = json_array_get(cache->per_finding, i);
       if (json_is_null(mine)) {
         mine = json_array();
-        if (f->nedits > 0) quick_fix(mine, f, m, o, ck);
+        if (f->nedits > 0) quick_fix(mine, r, f, m, o, ck);
         note_fix(mine, r, f, m, o, ck);
         json_array_set_new(cache->per_finding, i, mine);
       }
@@ -438,7 +450,7 @@ json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, siz
     json_t *mine = json_object_get(cache->fix_all, key);
     if (!mine) {
       mine = json_array();
-      fix_all(mine, r, file, m, ck);
+      fix_all(mine, r, file, m, o->lang, ck);
       json_object_set_new(cache->fix_all, key, mine);
     }
     append_all(out, mine);

@@ -5,7 +5,8 @@
  * - quickfix: "add a NOTE to accept this setting" inserts `# NOTE(perf-doctor): ...` on its own
  *   line above the flag (or above the command when the flag sits on a continued line);
  * - refactor.rewrite: "insert a bounded Train Actor profiling block" after the last flag that
- *   reaches the train command;
+ *   reaches the train command: the flags of the profiling plan (audit/profile.h), the same the
+ *   `profile` command prints;
  * - source.fixAll.perfDoctor: every safe finding's edits that do not overlap one another.
  * No edit is offered unless the edited text parses with no more syntax errors than before, and
  * the NOTE and profiling edits are checked by rebuilding the script model. */
@@ -25,6 +26,7 @@ typedef struct {
   TSParser *parser;         /* used to check edits; borrowed */
   const sm_options *sm;     /* options to rebuild the model of an edited script */
   const dg_options *dg;     /* to echo the diagnostic each quick fix resolves */
+  const char *lang;         /* "zh" or English: titles and the NOTE text */
 } act_options;
 
 /* What does not depend on the requested range, kept with one analysis so that the requests a
@@ -38,8 +40,5 @@ void act_cache_free(act_cache *c);
 /* Code actions for bytes [a, b] of file `file` of the analysis (CodeAction[]). New reference. */
 json_t *act_actions(const au_result *r, const fm_map *m, int file, size_t a, size_t b,
                     const act_options *o, act_cache *cache);
-
-/* The profiling window the inserted block uses (offsets of prof.step() calls, end inclusive). */
-enum { ACT_PROFILE_STEP_START = 3, ACT_PROFILE_STEP_END = 5 };
 
 #endif

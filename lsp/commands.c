@@ -12,6 +12,7 @@
 #include "lsp/filemap.h"
 
 #include "trace/compare.h"
+#include "trace/messages.h"
 #include "trace/trace.h"
 
 json_t *cmd_memory_budget(const au_result *r, const char *lang) {
@@ -45,14 +46,17 @@ static bool write_text(const char *path, const char *text, char **err) {
   return false;
 }
 
-json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, char **err) {
+json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, const char *lang, char **err) {
   *err = NULL;
   char *svg = NULL;
-  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL, .gpu = gpu};
+  tr_msgs *msgs = tr_msgs_builtin(NULL, NULL);
+  tr_text tx = {msgs, tr_lang_of(lang)};
+  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL, .lang = lang, .msgs = msgs, .gpu = gpu};
   char *md = tr_summarize_opts(path, &o, NULL, err);
   if (!md) {
-    if (!*err) *err = pd_xasprintf("cannot summarise %s", path);
+    if (!*err) *err = TR_SAID(&tx, TM_ERR_CANNOT_SUMMARISE, PD_MS(path));
     free(svg);
+    tr_msgs_free(msgs);
     return NULL;
   }
   json_t *j = json_object();
@@ -62,9 +66,9 @@ json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, ch
     char *out = summary_path(path);
     char *pic = pd_xasprintf("%.*s.svg", (int)(strlen(out) - 3), out);
     char *svg_err = NULL; /* a picture that cannot be written only loses the picture */
-    char *text = svg && write_text(pic, svg, &svg_err)
-                     ? pd_xasprintf("%s\n![per-step breakdown, memory and cross-rank spread](%s)\n", md, pd_path_base(pic))
-                     : pd_xstrdup(md);
+    char *link = TR_SAID(&tx, TM_SVG_LINK, PD_MS(pd_path_base(pic)));
+    char *text = svg && write_text(pic, svg, &svg_err) ? pd_xasprintf("%s\n%s\n", md, link) : pd_xstrdup(md);
+    free(link);
     if (write_text(out, text, err)) {
       char *uri = doc_path_to_uri(out);
       json_object_set_new(j, "uri", json_string(uri));
@@ -81,15 +85,17 @@ json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, ch
   free(svg);
   json_object_set_new(j, "markdown", fm_string(md));
   free(md);
+  tr_msgs_free(msgs);
   return j;
 }
 
-json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, char **err) {
+json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, const char *lang, char **err) {
   *err = NULL;
-  tr_options o = {.gpu = gpu};
+  tr_options o = {.lang = lang, .gpu = gpu};
   json_t *cmp = tr_compare_paths(before, after, &o, NULL, err);
   if (!cmp) return NULL;
-  char *md = tr_compare_md(cmp);
+  tr_text tx = {NULL, tr_lang_of(lang)};
+  char *md = tr_compare_md(cmp, &tx);
   json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
   free(md);
   json_decref(cmp);

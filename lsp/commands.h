@@ -29,14 +29,14 @@ json_t *cmd_report(const au_result *r, const char *lang);
 /* The memory budget of an analysis (au_budget_markdown). New reference. */
 json_t *cmd_memory_budget(const au_result *r, const char *lang);
 
-/* Summary of a trace file or folder. write_file: also write it beside the traces (the folder
- * itself, or the file's folder) and add its URI. Returns a new reference, or NULL with *err set.
- * When only the writing failed, it returns the summary without "uri" and sets *err to say why.
- * gpu: the device the FLOPs and memory are set against, as `trace --gpu` (the `gpu` setting;
- * NULL: the trace's deviceProperties). Caller frees *err. */
-json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, char **err);
+/* Summary of a trace file or folder in lang (the `lang` setting: "en" or "zh"). write_file: also
+ * write it beside the traces (the folder itself, or the file's folder) and add its URI. Returns a
+ * new reference, or NULL with *err set. When only the writing failed, it returns the summary
+ * without "uri" and sets *err to say why. gpu: the device the FLOPs and memory are set against,
+ * as `trace --gpu` (the `gpu` setting; NULL: the trace's deviceProperties). Caller frees *err. */
+json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, const char *lang, char **err);
 
-/* `trace --compare before after` as markdown: {"markdown"}; NULL with *err. */
-json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, char **err);
+/* `trace --compare before after --gpu gpu --lang lang` as markdown: {"markdown"}; NULL with *err. */
+json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, const char *lang, char **err);
 
 #endif

@@ -93,8 +93,9 @@ static void words_at(const char *text, size_t at, size_t *start, char **prev) {
 
 /* ---- items ---- */
 
-static const char *parser_label(fc_parser p) {
-  return p == FC_MEGATRON ? "Megatron-LM" : p == FC_SGLANG ? "SGLang" : p == FC_PRE ? "Relax (pre-parsed)" : "Relax";
+static au_msg_id parser_label(fc_parser p) {
+  return p == FC_MEGATRON ? AU_MSG_FLAG_PARSER_MEGATRON : p == FC_SGLANG ? AU_MSG_FLAG_PARSER_SGLANG
+         : p == FC_PRE ? AU_MSG_FLAG_PARSER_PRE : AU_MSG_FLAG_PARSER_RELAX;
 }
 
 static json_t *edit_range(const cmp_request *q, size_t start, size_t at) {
@@ -103,7 +104,10 @@ static json_t *edit_range(const cmp_request *q, size_t start, size_t at) {
 
 static json_t *flag_item(const cmp_request *q, const fc_option *o, const char *name, size_t start,
                          size_t at, int rank) {
-  char *detail = pd_xasprintf("%s · default %s · %s", fc_type_name(o), o->default_text, parser_label(o->parser));
+  char *parser = au_text(q->r->rules, parser_label(o->parser), q->lang, NULL);
+  const char *args[3] = {fc_type_name(o), o->default_text, parser};
+  char *detail = au_text(q->r->rules, AU_MSG_UI_COMPLETION_FLAG, q->lang, args);
+  free(parser);
   char *sort = pd_xasprintf("%d%s", rank, name);
   json_t *it = json_pack("{s:s,s:i,s:s,s:s,s:s,s:{s:o,s:s},s:{s:s,s:s}}", "label", name, "kind",
                          CMP_KIND_PROPERTY, "detail", detail, "filterText", name, "sortText", sort,
@@ -151,7 +155,10 @@ static json_t *complete_choices(const cmp_request *q, const fc_option *o, const 
   json_t *items = json_array();
   for (size_t i = 0; i < o->nchoices; i++) {
     if (!pd_str_starts(o->choices[i], typed)) continue;
-    char *detail = pd_xasprintf("%s%s", flag, !strcmp(o->choices[i], o->default_text) ? " (default)" : "");
+    const char *args[1] = {flag};
+    char *detail = !strcmp(o->choices[i], o->default_text)
+                       ? au_text(q->r->rules, AU_MSG_UI_COMPLETION_DEFAULT_CHOICE, q->lang, args)
+                       : pd_xstrdup(flag);
     json_array_append_new(items, json_pack("{s:s,s:i,s:s,s:{s:o,s:s},s:{s:s,s:s,s:s}}", "label",
                                            o->choices[i], "kind", CMP_KIND_ENUM_MEMBER, "detail", detail,
                                            "textEdit", "range", edit_range(q, start, at), "newText",

@@ -24,6 +24,7 @@ typedef struct {
   int file;             /* the document's index among the analysis' files */
   const TSTree *tree;   /* the document's syntax tree (may be NULL: the text decides) */
   const char *uri;      /* the document's URI, kept in items for resolve */
+  const char *lang;     /* "zh" or English: the items' details */
 } cmp_request;
 
 /* The CompletionList at byte offset `at` of the file (never NULL: an empty list when there is

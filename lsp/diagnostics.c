@@ -17,22 +17,23 @@ int dg_severity(const au_finding *f) {
 
 /* The message: the title, then what it costs and how to fix it (the editor shows the rule id
  * from `code` next to it). */
-static json_t *finding_message(const au_finding *f) {
-  pd_buf b = {0};
-  pd_buf_puts(&b, f->title && *f->title ? f->title : f->rule);
-  if (f->borderline) pd_buf_puts(&b, " (borderline)");
-  if (f->cost && *f->cost) pd_buf_printf(&b, "\nCost: %s", f->cost);
-  if (f->evidence) pd_buf_printf(&b, "\nMeasured (trace, %s): %s", f->evidence_verdict ? f->evidence_verdict : "inconclusive", f->evidence);
-  if (f->fix && *f->fix) pd_buf_printf(&b, "\nFix: %s", f->fix);
-  json_t *s = fm_string(b.data);
-  pd_buf_free(&b);
+static const char *nonempty(const char *s) { return s && *s ? s : NULL; }
+
+static json_t *finding_message(const au_result *r, const au_finding *f, const char *lang) {
+  const char *args[6] = {f->title && *f->title ? f->title : f->rule, f->borderline ? "yes" : NULL,
+                         nonempty(f->cost), f->evidence,
+                         f->evidence ? (f->evidence_verdict ? f->evidence_verdict : "inconclusive") : NULL,
+                         nonempty(f->fix)};
+  char *text = au_text(r->rules, AU_MSG_UI_DIAGNOSTIC, lang, args);
+  json_t *s = fm_string(text);
+  free(text);
   return s;
 }
 
-json_t *dg_finding(const au_finding *f, const fm_map *m, const dg_options *o) {
+json_t *dg_finding(const au_result *r, const au_finding *f, const fm_map *m, const dg_options *o) {
   json_t *d = json_pack("{s:o,s:i,s:o,s:s,s:o}", "range", fm_range(m, f->file, f->range),
                         "severity", dg_severity(f), "code", fm_string(f->rule), "source",
-                        "perf-doctor", "message", finding_message(f));
+                        "perf-doctor", "message", finding_message(r, f, o->lang));
   if (o->docs_base && f->rule) {
     char *href = pd_xasprintf("%s%s.md", o->docs_base, f->rule);
     json_object_set_new(d, "codeDescription", json_pack("{s:o}", "href", fm_string(href)));
@@ -78,7 +79,7 @@ json_t *dg_build(const au_result *r, const fm_map *m, const dg_options *o) {
   for (size_t i = 0; i < r->nfindings; i++) {
     const au_finding *f = &r->findings[i];
     if (f->suppressed) continue; /* the user said so in the file */
-    dg_push(byfile, fm_uri(m, f->file), dg_finding(f, m, o));
+    dg_push(byfile, fm_uri(m, f->file), dg_finding(r, f, m, o));
   }
   return byfile;
 }

@@ -17,6 +17,7 @@
 typedef struct {
   bool related_information; /* the client shows relatedInformation */
   const char *docs_base;    /* codeDescription href prefix ("<rule>.md" appended), NULL = none */
+  const char *lang;         /* "zh" or English: the words around the finding's own texts */
 } dg_options;
 
 /* {"<uri>": [Diagnostic...], ...} for every file of the analysis that has diagnostics.
@@ -25,7 +26,7 @@ json_t *dg_build(const au_result *r, const fm_map *m, const dg_options *o);
 
 /* One finding as a Diagnostic (used by code actions to echo the diagnostic they fix).
  * New reference. */
-json_t *dg_finding(const au_finding *f, const fm_map *m, const dg_options *o);
+json_t *dg_finding(const au_result *r, const au_finding *f, const fm_map *m, const dg_options *o);
 
 /* LSP DiagnosticSeverity of a finding. */
 int dg_severity(const au_finding *f);

@@ -474,7 +474,7 @@ static void on_completion(srv *s, const rpc_message *m) {
   ws_doc *a = answering_analysis(s, m, d, &file, empty_list());
   if (!a) return;
   cmp_request q = {ws_result(a), ws_map(a), file, doc_parse(ws_text(d), ws_parser(s->ws)),
-                   param_uri(m->params)};
+                   param_uri(m->params), ws_settings(s->ws)->lang};
   reply(s, m->id, cmp_complete(&q, fm_offset(ws_map(a), file, pos)));
 }
 
@@ -507,7 +507,8 @@ static void on_code_action(srv *s, const rpc_message *m) {
   if (y < x) y = x;
   sm_options smo = ws_model_options(s->ws, ws_doc_path(a));
   dg_options dgo = ws_diag_options(s->ws);
-  act_options o = {path_get(m->params, "context.only"), ws_parser(s->ws), &smo, &dgo};
+  act_options o = {path_get(m->params, "context.only"), ws_parser(s->ws), &smo, &dgo,
+                    ws_settings(s->ws)->lang};
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 
@@ -676,9 +677,9 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
       return;
     }
-    res = cmd_compare_traces(path, second, ws_settings(s->ws)->gpu, &err);
+    res = cmd_compare_traces(path, second, ws_settings(s->ws)->gpu, ws_settings(s->ws)->lang, &err);
   } else {
-    res = path ? cmd_trace_summary(path, ws_settings(s->ws)->gpu, s->cap_show_document, &err) : NULL;
+    res = path ? cmd_trace_summary(path, ws_settings(s->ws)->gpu, s->cap_show_document, ws_settings(s->ws)->lang, &err) : NULL;
   }
   if (!res) {
     fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");

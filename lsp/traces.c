@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "audit/profile.h"
 #include "base/alloc.h"
 #include "trace/trace.h"
 
@@ -81,13 +82,16 @@ const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const ch
 }
 
 char *tc_default_dir(const sm_model *m, char *const *roots, size_t nroots) {
-  const char *exp = sm_flag_str(m, "--tb-experiment-name");
-  if (!exp || !*exp || strchr(exp, '/') || strstr(exp, "..")) return NULL;
-  for (size_t i = 0; i < nroots; i++) {
-    char *dir = pd_xasprintf("%s/traces/%s/train_trace", roots[i], exp);
+  char *folder = au_profile_trace_folder(m); /* where the profiling plan says the traces go */
+  for (size_t i = 0; folder && i < nroots; i++) {
+    char *dir = pd_xasprintf("%s/%s", roots[i], folder);
     struct stat st;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return dir;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+      free(folder);
+      return dir;
+    }
     free(dir);
   }
+  free(folder);
   return NULL;
 }

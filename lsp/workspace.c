@@ -616,7 +616,7 @@ const char *ws_first_root(const ws_workspace *s) { return s->nroots ? s->roots[0
 TSParser *ws_parser(ws_workspace *s) { return s->parser; }
 
 dg_options ws_diag_options(const ws_workspace *s) {
-  dg_options o = {s->related, s->cfg.docs_url ? s->cfg.docs_url : PD_DOCS_URL};
+  dg_options o = {s->related, s->cfg.docs_url ? s->cfg.docs_url : PD_DOCS_URL, s->cfg.lang};
   return o;
 }
 

@@ -16,7 +16,6 @@ void au_flag_notes_free(au_flag_notes *n);
 /* Borrowed from the rule set; NULL for NULL. */
 const ac_catalog *au_rules_catalog(const au_rules *rules);
 const ab_baselines *au_rules_baselines(const au_rules *rules);
-const au_messages *au_rules_messages(const au_rules *rules);
 const au_flag_notes *au_rules_notes(const au_rules *rules);
 
 /* The sentence a finding adds when it rests on a value known only as surely as cert (its flag:

@@ -172,6 +172,14 @@ char *au_flag_note(const au_rules *rules, const char *flag, const char *lang);
 /* A short text of facts for hovers: the GPU plan of --resource, the model's size and shape, the
  * baseline's value of `flag` for this model/GPU count. Caller frees; NULL when nothing to say. */
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
+/* A sentence of the message catalog (data/messages.json) for the faces that show what the
+ * audit found — hover frames, code action titles, command messages — in lang ("zh", else
+ * English). args: the message's arguments as text, as many as its AU_MESSAGES entry names
+ * (au_msg_arity), NULL where it takes none; a NULL argument is unknown. au_text_append appends
+ * to b; au_text returns a fresh string the caller frees. */
+void au_text_append(pd_buf *b, const au_rules *rules, au_msg_id id, const char *lang,
+                    const char *const *args);
+char *au_text(const au_rules *rules, au_msg_id id, const char *lang, const char *const *args);
 
 /* The memory budget at a glance: the estimated peak per GPU against the device with its parts
  * (static: weights, gradients, optimizer; activations; logits; runtime), the rollout engine's

@@ -58,7 +58,7 @@ static bool key_match(const char *row, const char *script) {
 
 static const char *device_class(const char *d) {
   if (!d || !strcmp(d, "gpu")) return "gpu";
-  if (!strcmp(d, "klx") || !strcmp(d, "P800") || !strcmp(d, "p800")) return "klx";
+  if (!strcmp(d, "klx") || !strcmp(d, "P800") || !strcmp(d, "p800") || !strcmp(d, "xpu")) return "klx";
   return d;
 }
 
@@ -148,26 +148,22 @@ static const field_map *field_of(const char *flag) {
   return NULL;
 }
 
+/* A row's field as a message argument: a number, a word, or unknown ("-" is none). */
+static ax_value row_arg(const json_t *row, const char *key) {
+  const json_t *v = json_object_get(row, key);
+  if (json_is_number(v)) return ax_num(json_number_value(v));
+  const char *s = json_string_value(v);
+  return s && strcmp(s, "-") ? ax_str(s) : ax_null();
+}
+
 static void row_summary(pd_buf *b, const au_messages *ms, const json_t *row, const char *lang) {
-  const char *model = json_string_value(json_object_get(row, "model"));
-  const char *source = json_string_value(json_object_get(row, "source"));
-  ax_value args[3] = {ax_str(model ? model : ""), ax_num(json_number_value(json_object_get(row, "gpus"))),
-                      ax_str(source ? source : "")};
-  au_msg_append(b, ms, AU_MSG_BASELINE_ROW, lang, NULL, args);
-  const char *par[] = {"tp", "pp", "cp", "ep", "etp"};
-  const char *lab[] = {"TP", "PP", "CP", "EP", "ETP"};
-  for (int i = 0; i < 5; i++) {
-    json_t *v = json_object_get(row, par[i]);
-    if (json_is_number(v)) pd_buf_printf(b, "%s%s%g", i ? " " : "", lab[i], json_number_value(v));
-  }
-  json_t *t = json_object_get(row, "T"), *g = json_object_get(row, "gpe"), *f = json_object_get(row, "frac");
-  const char *mode = json_string_value(json_object_get(row, "mode"));
-  if (mode) pd_buf_printf(b, ", %s", mode);
-  if (json_is_number(t)) pd_buf_printf(b, ", max-tok %g", json_number_value(t));
-  if (json_is_number(g)) pd_buf_printf(b, ", engine %g GPU", json_number_value(g));
-  if (json_is_number(f)) pd_buf_printf(b, ", sglang mem %g", json_number_value(f));
-  const char *rec = json_string_value(json_object_get(row, "recompute"));
-  if (rec && strcmp(rec, "-")) pd_buf_printf(b, ", recompute %s", rec);
+  static const char *const head[] = {"model", "gpus", "recipe", "fork", "other_copy_differs"};
+  static const char *const layout[] = {"tp", "pp", "cp", "ep", "etp", "mode", "T", "gpe", "frac", "recompute"};
+  ax_value a[10];
+  for (size_t i = 0; i < 5; i++) a[i] = row_arg(row, head[i]);
+  au_msg_append(b, ms, AU_MSG_BASELINE_ROW, lang, NULL, a);
+  for (size_t i = 0; i < 10; i++) a[i] = row_arg(row, layout[i]);
+  au_msg_append(b, ms, AU_MSG_BASELINE_SUMMARY, lang, NULL, a);
 }
 
 /* How far apart two values of a field are: 0.05 steps for fractions, doublings otherwise. */

@@ -325,6 +325,8 @@ static bool load_rule(loader *ld, json_t *o, ac_rule *r) {
   r->about_file = json_is_true(json_object_get(o, "about_file"));
   read_modes(ld, r, o);
   r->each = json_is_true(json_object_get(o, "each"));
+  r->file_local = json_is_true(json_object_get(o, "file_local"));
+  r->group = json_is_true(json_object_get(o, "group"));
   r->at = strv(json_object_get(o, "at"), &r->nat);
   json_t *cases = json_object_get(o, "cases");
   if (!json_is_array(cases) || !json_array_size(cases)) {

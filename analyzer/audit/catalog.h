@@ -97,6 +97,11 @@ typedef struct {
                       error), true whether or not its arrays are passed: it keeps its severity
                       in a file without a train command */
   bool each;       /* report every case that holds, not only the first */
+  bool file_local; /* "file_local": true: the finding is about the text of the line it is on
+                      (a flag's spelling): an info in a sourced file is reported when that file
+                      is checked, not with each script that sources it */
+  bool group;      /* "group": true: its infos in one report share one cause (flags of another
+                      Relax version): the first carries the others as related places */
   char **at;
   size_t nat;
   ac_case *cases;

@@ -30,11 +30,27 @@ struct au_rules {
   au_messages *msgs;
   fc_catalog *flags; /* the built-in flag catalog (NULL only if its data is broken) */
   au_flag_notes *notes;
+  ak_knowledge *know; /* model families, words, job kinds (NULL only if its data is broken) */
 };
 
 const ac_catalog *au_rules_catalog(const au_rules *rs) { return rs ? rs->cat : NULL; }
 const ab_baselines *au_rules_baselines(const au_rules *rs) { return rs ? rs->bl : NULL; }
 const au_messages *au_rules_messages(const au_rules *rs) { return rs ? rs->msgs : NULL; }
+
+void au_text_append(pd_buf *b, const au_rules *rules, au_msg_id id, const char *lang,
+                    const char *const *args) {
+  ax_value a[16];
+  size_t n = au_msg_arity(id);
+  if (n > sizeof a / sizeof a[0]) n = sizeof a / sizeof a[0];
+  for (size_t i = 0; i < n; i++) a[i] = args && args[i] ? ax_str(args[i]) : ax_null();
+  au_msg_append(b, au_rules_messages(rules), id, lang, NULL, n ? a : NULL);
+}
+
+char *au_text(const au_rules *rules, au_msg_id id, const char *lang, const char *const *args) {
+  pd_buf b = {0};
+  au_text_append(&b, rules, id, lang, args);
+  return pd_buf_take(&b);
+}
 const fc_catalog *au_rules_flags(const au_rules *rs) { return rs ? rs->flags : NULL; }
 const au_flag_notes *au_rules_notes(const au_rules *rs) { return rs ? rs->notes : NULL; }
 
@@ -69,6 +85,8 @@ au_rules *au_rules_load(const char *extra_rules, char ***errors, size_t *nerrors
   rs->flags = fc_builtin(&err);
   if (err) *PD_PUSH(*errors, *nerrors, cap) = err;
   rs->notes = au_flag_notes_load(errors, nerrors, &cap);
+  rs->know = ak_builtin(&err);
+  if (err) *PD_PUSH(*errors, *nerrors, cap) = err;
   return rs;
 }
 
@@ -77,6 +95,7 @@ void au_rules_free(au_rules *rs) {
   ab_free(rs->bl);
   fc_free(rs->flags);
   au_flag_notes_free(rs->notes);
+  ak_free(rs->know);
   ac_free(rs->cat);
   au_messages_free(rs->msgs);
   free(rs);
@@ -382,6 +401,11 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   const char *flag_name = c->nat ? c->at[0] : r->nat ? r->at[0] : NULL;
   bool noted = loc && loc->note;
   if (noted && r->note_skips) return;
+  const char *intent = stated_intent(x, r);
+  /* an info about production throughput says nothing to a script stated to be a smoke test */
+  if (intent && severity == AU_INFO) return;
+  /* about a sourced file's own text: that file's report says it, once */
+  if (r->file_local && at && at->file > 0 && severity == AU_INFO) return;
   au_finding *f = PD_PUSH(x->out->items, x->out->n, x->out->cap);
   memset(f, 0, sizeof *f);
   f->severity_before = -1;
@@ -391,7 +415,6 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   bool conditional = loc && loc->conditional;
   /* without a train command the arrays were only assumed to be passed: nothing is certain */
   bool no_train = !m->train_line_found && !r->about_file;
-  const char *intent = stated_intent(x, r);
   if (borderline || noted || conditional || no_train || intent) severity = AU_INFO;
   /* critical only when every input is known: a job that may start fine is not a failure */
   bool capped = severity == AU_CRITICAL && in.cert < SM_CERT_DEFAULT;
@@ -532,6 +555,41 @@ static void after_syntax(au_result *r) {
   }
 }
 
+static void finding_free(au_finding *f);
+
+/* The infos of a "group" rule after its first become related places of the first: one cause,
+ * one finding (the editor still marks every place). */
+static void group_findings(const run_ctx *x) {
+  finding_list *out = x->out;
+  for (size_t h = 0; h < out->n; h++) {
+    au_finding *head = &out->items[h];
+    const ac_rule *r = ac_find(x->rules->cat, head->rule);
+    if (!r || !r->group || head->severity != AU_INFO) continue;
+    size_t cap = head->nrelated, n = 0, keep = h + 1;
+    pd_buf names = {0};
+    for (size_t i = h + 1; i < out->n; i++) {
+      au_finding *g = &out->items[i];
+      if (strcmp(g->rule, head->rule) || g->severity != AU_INFO) {
+        out->items[keep++] = *g;
+        continue;
+      }
+      const char *name = g->flag ? g->flag : g->rule;
+      pd_buf_printf(&names, "%s`%s`", n++ ? ", " : "", name);
+      ax_value a[1] = {ax_str(name)};
+      add_related(head, &cap, g->file, g->range, msg(x, AU_MSG_RELATED_GROUP, a));
+      finding_free(g);
+    }
+    out->n = keep;
+    if (n) {
+      ax_value a[3] = {ax_str(head->cost), ax_num((double)n), ax_str(names.data)};
+      char *s = msg(x, AU_MSG_COST_GROUP, a);
+      free(head->cost);
+      head->cost = s;
+    }
+    pd_buf_free(&names);
+  }
+}
+
 au_result *au_run(const char *path, const char *text, size_t len, const TSTree *tree,
                   const au_config *cfg) {
   static const au_config defaults = {0};
@@ -554,7 +612,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   r->rules = rules;
   opt.catalog = cfg->catalog ? cfg->catalog : rules->flags;
   r->model = sm_build(path, text, len, tree, &opt);
-  r->facts = af_compute(r->model);
+  r->facts = af_compute(r->model, rules->know);
   ax_env env = af_env(r->facts);
   finding_list out = {0};
   run_ctx x = {r->model, r->facts, &env, cfg, rules, cfg->lang ? cfg->lang : "en", &out};
@@ -564,6 +622,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   bool flags_seen = r->model->train_line_found || r->model->nflags > 0;
   for (size_t i = 0; launch && i < rules->cat->n; i++)
     if (flags_seen || rules->cat->rules[i].nconditions) eval_rule(&x, &rules->cat->rules[i]);
+  group_findings(&x);
   if (out.n) qsort(out.items, out.n, sizeof *out.items, cmp_findings);
   r->findings = out.items;
   r->nfindings = out.n;

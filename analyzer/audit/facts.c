@@ -16,10 +16,29 @@
 /* ---- storage ---- */
 
 static const char *const fact_names[AF_COUNT] = {
-#define AF_NAME_(id, name) name,
+#define AF_NAME_(id, name, step) name,
     AF_FACTS(AF_NAME_)
 #undef AF_NAME_
 };
+
+static const af_step fact_step[AF_COUNT] = {
+#define AF_STEP_OF_(id, name, step) AF_STEP_##step,
+    AF_FACTS(AF_STEP_OF_)
+#undef AF_STEP_OF_
+};
+
+/* A fact set outside its step, or read before it: the declared order (facts.h) is broken. */
+static void order_error(au_facts *f, af_id id, const char *what) {
+  f->order_errors++;
+#ifndef NDEBUG
+  fprintf(stderr, "perf-doctor: fact %s %s (facts.h declares its step)\n", fact_names[id], what);
+  abort();
+#else
+  (void)id, (void)what;
+#endif
+}
+
+size_t af_order_errors(const au_facts *f) { return f->order_errors; }
 
 const char *af_fact_name(af_id id) { return id < AF_COUNT ? fact_names[id] : NULL; }
 
@@ -50,10 +69,12 @@ void af_note_flag(au_facts *f, const sm_flag *fl) {
 }
 
 void af_note_fact(au_facts *f, af_id id) {
+  if (id < AF_COUNT && fact_step[id] > f->step) order_error(f, id, "read before its step");
   if (id < AF_COUNT && f->set[id]) af_note(f, f->cert[id], f->why[id]);
 }
 
 void af_set(au_facts *f, af_id id, ax_value v) {
+  if (fact_step[id] != f->step) order_error(f, id, "set outside its step");
   f->v[id] = v;
   f->set[id] = true;
   f->cert[id] = f->track.cert;
@@ -148,6 +169,7 @@ void af_free(au_facts *f) {
   free(f->strs);
   for (size_t i = 0; i < f->nassumed; i++) free(f->assumed[i]);
   free(f->assumed);
+  ak_free(f->own_k);
   free(f);
 }
 
@@ -193,6 +215,21 @@ double af_flag_num(au_facts *f, const char *name, double fallback) {
   if (!fl) return fallback;
   double x;
   return sm_flag_double(f->m, name, &x) ? x : NAN;
+}
+
+/* The default argparse gives `name`, as a number (True/False as 1/0); NaN for None, a default
+ * computed at run time, or one the catalog does not have. */
+static double catalog_default(const au_facts *f, const char *name) {
+  const fc_option *o = fc_find(f->m->catalog, name);
+  if (!o || o->default_computed) return NAN;
+  if (!strcmp(o->default_text, "True")) return 1;
+  if (!strcmp(o->default_text, "False")) return 0;
+  double x;
+  return pd_parse_double(o->default_text, &x) ? x : NAN;
+}
+
+double af_flag_numd(au_facts *f, const char *name) {
+  return af_flag_num(f, name, catalog_default(f, name));
 }
 
 double af_flag_num_or(au_facts *f, const char *name, af_id fallback) {
@@ -282,6 +319,24 @@ char *af_env_scan(const sm_model *m, const char *name) {
   return best;
 }
 
+/* A word character of a name in a script: what may not touch a mention on either side. */
+static bool name_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.'; }
+
+bool af_mentions(const sm_model *m, const char *word) {
+  size_t k = strlen(word);
+  for (size_t fi = 0; k && fi < m->nfiles; fi++) {
+    const char *t = m->files[fi].text;
+    for (const char *p = t ? strstr(t, word) : NULL; p; p = strstr(p + 1, word)) {
+      if ((p > t && name_char(p[-1])) || name_char(p[k])) continue;
+      const char *ls = p; /* a commented-out line does not run */
+      while (ls > t && ls[-1] != '\n') ls--;
+      while (*ls == ' ' || *ls == '\t') ls++;
+      if (*ls != '#') return true;
+    }
+  }
+  return false;
+}
+
 /* ---- the condition a rule is looking at ---- */
 
 /* The name among names[0..n) closest to want (one or two edits away), or NULL. */
@@ -364,6 +419,19 @@ void af_condition(au_facts *f, const sm_condition *c) {
  * Each fact rests on the inputs read since the af_begin before it: a block that sets several
  * facts sets them from the same inputs. */
 
+/* The device the script's own text sets up (knowledge.json "devices": ASCEND_RT_VISIBLE_DEVICES,
+ * --sglang-device npu, a sourced local-klx.sh), or NULL: a file name may say "gpu" and the
+ * script still run on NPUs. */
+static const char *script_device(au_facts *f) {
+  ax_env env = af_env(f);
+  for (size_t i = 0; f->k && i < ak_ndevices(f->k); i++) {
+    const ax_expr *when;
+    const char *dev = ak_device(f->k, i, &when);
+    if (ax_truth(ax_eval(when, &env)) == 1) return dev;
+  }
+  return NULL;
+}
+
 /* The device: the one the user or the script names, else the file name's (npu, klx, P800),
  * else H20 96GB, assumed. A named device the table does not know has no memory figure: memory
  * rules wait for one instead of judging against H20's. */
@@ -378,6 +446,11 @@ static const pd_device *compute_device(au_facts *f) {
   } else if (!c->gpu && c->name_device && strcmp(c->name_device, "gpu") != 0) {
     g = pd_device_find(c->name_device, &f->custom_device);
     if (g) af_assume(f, "device taken from the file name: %s", g->display);
+  }
+  if (!g && !c->gpu) {
+    const char *said = script_device(f);
+    g = said ? pd_device_find(said, &f->custom_device) : NULL;
+    if (g) af_assume(f, "device taken from what the script sets up: %s", g->display);
   }
   if (!g && !c->gpu) {
     g = pd_device_default();
@@ -399,9 +472,13 @@ static const pd_device *compute_device(au_facts *f) {
     if (!isnan(u) && (isnan(most) || u > most)) most = u;
   }
   af_setu(f, AF_M_MAX, most);
+  af_setu(f, AF_TFLOPS, g ? g->bf16_tflops : NAN);  /* dense bf16 peak, TFLOP/s */
+  af_setu(f, AF_LINK_GBPS, g ? g->link_gbps : NAN); /* device-to-device in a node, GB/s */
   af_setb(f, AF_BLACKWELL, g && g->blackwell);
   af_setb(f, AF_NPU, (g && g->cls == PD_DEV_NPU) || (c->name_device && !strcmp(c->name_device, "npu")));
-  af_sets(f, AF_DEVICE, c->name_device);
+  /* the family, for rules that differ by vendor (DeepEP, vendor builds of SGLang) */
+  static const char *const family[] = {"gpu", "npu", "xpu"};
+  af_sets(f, AF_DEVICE, g ? family[g->cls] : c->name_device);
   return g;
 }
 
@@ -410,11 +487,17 @@ static void set_flag_num(au_facts *f, af_id id, const char *flag, double fallbac
   af_setu(f, id, af_flag_num(f, flag, fallback));
 }
 
+/* The fact is the flag's number, else its catalog default. */
+static void set_flag_numd(au_facts *f, af_id id, const char *flag) {
+  af_begin(f);
+  af_setu(f, id, af_flag_numd(f, flag));
+}
+
 static void compute_layout(au_facts *f) {
-  set_flag_num(f, AF_TP, "--tensor-model-parallel-size", 1);
-  set_flag_num(f, AF_PP, "--pipeline-model-parallel-size", 1);
-  set_flag_num(f, AF_CP, "--context-parallel-size", 1);
-  set_flag_num(f, AF_EP, "--expert-model-parallel-size", 1);
+  set_flag_numd(f, AF_TP, "--tensor-model-parallel-size");
+  set_flag_numd(f, AF_PP, "--pipeline-model-parallel-size");
+  set_flag_numd(f, AF_CP, "--context-parallel-size");
+  set_flag_numd(f, AF_EP, "--expert-model-parallel-size");
   af_begin(f);
   af_setu(f, AF_ETP, af_flag_num_or(f, "--expert-tensor-parallel-size", AF_TP)); /* Megatron: ETP = TP */
   af_begin(f);
@@ -501,7 +584,7 @@ static void compute_resources(au_facts *f) {
 /* The job's GPU total (the file name's count when --resource says nothing) and its nodes. */
 static void compute_machines(au_facts *f) {
   const sm_model *m = f->m;
-  set_flag_num(f, AF_G_NODE, "--num-gpus-per-node", 8);
+  set_flag_numd(f, AF_G_NODE, "--num-gpus-per-node");
   af_begin(f);
   af_setb(f, AF_G_NODE_SET, af_flag_has(f, "--num-gpus-per-node"));
   af_begin(f);
@@ -552,18 +635,33 @@ static void compute_parallel_groups(au_facts *f) {
   bool known = isfinite(ga) && isfinite(dense) && isfinite(expert);
   af_setb(f, AF_LAYOUT_VALID, !known || (isfinite(group_count(ga, dense)) &&
                                          isfinite(group_count(ga, expert))));
-  set_flag_num(f, AF_GPE, "--rollout-num-gpus-per-engine", 1);
+  set_flag_numd(f, AF_GPE, "--rollout-num-gpus-per-engine");
   af_begin(f);
   af_setu(f, AF_ENGINES, floor(af_input(f, AF_G_R) / af_input(f, AF_GPE)));
-  set_flag_num(f, AF_SPP, "--sglang-pipeline-parallel-size", 1);
+  set_flag_numd(f, AF_SPP, "--sglang-pipeline-parallel-size");
   af_begin(f);
   af_setu(f, AF_ROLLOUT_RATIO, af_input(f, AF_G_R) / af_input(f, AF_G_A));
 }
 
 /* text | mm | video: the flags first, then the file name, then the model's name. */
+static bool any_in(const char *s, const char *const *words) {
+  for (; s && words && *words; words++)
+    if (strstr(s, *words)) return true;
+  return false;
+}
+
+static bool any_prefix(const char *s, const char *const *words) {
+  for (; s && words && *words; words++)
+    if (pd_str_starts(s, *words)) return true;
+  return false;
+}
+
+/* The job's modality from its flags, file name and model (the knowledge's markers), and whether
+ * the model's Hugging Face config is natively multimodal (text_config / thinker_config). */
 static void compute_modality(au_facts *f) {
   const sm_model *m = f->m;
   const sm_context *c = &m->ctx;
+  const ak_knowledge *k = f->k;
   af_begin(f);
   const char *modality = "text";
   for (size_t i = 0; i < m->nflags; i++) {
@@ -572,28 +670,20 @@ static void compute_modality(au_facts *f) {
       modality = "video";
       break;
     }
-    if (strstr(n, "--multimodal") || strstr(n, "--image") || strstr(n, "vision") ||
-        pd_str_starts(n, "--mm-"))
-      modality = "mm";
+    if (k && (any_in(n, ak_mm_flag_words(k)) || any_prefix(n, ak_mm_flag_prefixes(k)))) modality = "mm";
   }
   if (!strcmp(modality, "text") && c->name_modality) modality = c->name_modality;
-  if (!strcmp(modality, "text") && c->model &&
-      (strstr(c->model, "-vl") || strstr(c->model, "omni") || strstr(c->model, "ocr")))
-    modality = "mm";
+  if (!strcmp(modality, "text") && k && any_in(c->model, ak_mm_model_words(k))) modality = "mm";
   af_sets(f, AF_MODEL, c->model ? c->model : c->name_model);
   af_sets(f, AF_MODALITY, modality);
   af_setb(f, AF_MM, strcmp(modality, "text") != 0);
-  /* natively multimodal HF configs (text_config / thinker_config) */
-  const char *mname = c->model ? c->model : "";
-  bool hf_mm = strstr(mname, "vl") || strstr(mname, "VL") || strstr(mname, "omni") ||
-               pd_str_starts(mname, "qwen35") || pd_str_starts(mname, "qwen36") ||
-               pd_str_starts(mname, "qwen38") || pd_str_starts(mname, "qwen3.5");
-  af_setb(f, AF_HF_MULTIMODAL, hf_mm);
+  const ak_family *fam = k ? ak_family_of(k, c->model) : NULL;
+  af_setb(f, AF_HF_MULTIMODAL, (fam && fam->hf_multimodal) || (k && any_in(c->model, ak_hf_mm_model_words(k))));
 }
 
 static void compute_batch_sizes(au_facts *f) {
   af_begin(f);
-  double n = af_flag_num(f, "--n-samples-per-prompt", 1);
+  double n = af_flag_numd(f, "--n-samples-per-prompt");
   af_setu(f, AF_N, n);
   af_begin(f);
   double rbs = af_flag_num(f, "--rollout-batch-size", NAN), gbs = af_flag_num(f, "--global-batch-size", NAN);
@@ -628,9 +718,9 @@ static void compute_batching(au_facts *f) {
     ctx = !isnan(prompt) && !isnan(resp) ? prompt + resp : NAN;
   }
   af_setu(f, AF_CTX_EFF, ctx);
-  set_flag_num(f, AF_MBS, "--micro-batch-size", 1);
-  set_flag_num(f, AF_NUM_ITERS, "--num-iters-per-train-update", 1);
-  set_flag_num(f, AF_STALENESS, "--max-staleness", 0);
+  set_flag_numd(f, AF_MBS, "--micro-batch-size");
+  set_flag_numd(f, AF_NUM_ITERS, "--num-iters-per-train-update");
+  set_flag_numd(f, AF_STALENESS, "--max-staleness");
   set_flag_num(f, AF_FRAC, "--sglang-mem-fraction-static", NAN);
 }
 
@@ -658,7 +748,7 @@ static af_mem_cfg compute_optimizer(au_facts *f) {
   double master = (pa && !af_flag_on(f, "--no-store-param-remainders")) ? 2 : 4;
   double m1 = pa && ea ? moment_bytes(ea) : 4, m2 = pa && eas ? moment_bytes(eas) : 4;
   mc.opt_bytes = master + m1 + m2;
-  double off_frac = af_num(f, AF_OFFLOAD, 0) ? af_flag_num(f, "--optimizer-offload-fraction", 1) : 0;
+  double off_frac = af_num(f, AF_OFFLOAD, 0) ? af_flag_numd(f, "--optimizer-offload-fraction") : 0;
   mc.offload_frac = isnan(off_frac) ? 1 : off_frac;
   af_setn(f, AF_OPT_BYTES, mc.opt_bytes);
   /* colocate turns both offloads on unless the script says otherwise (hybrid defaults off) */
@@ -689,12 +779,14 @@ static void compute_runtime(au_facts *f) {
   af_sets(f, AF_ALLOC_TRAIN, json_is_string(x) ? json_string_value(x) : "");
   af_begin(f);
   const char *base = pd_path_base(m->nfiles ? m->files[0].path : "");
-  af_setb(f, AF_DEBUG_SCRIPT, strstr(base, "debug") || strstr(base, "profil") || strstr(base, "smoke") ||
-                                  strstr(base, "observer") || strstr(base, "continuity"));
+  bool debug = false;
+  for (const char *const *w = f->k ? ak_debug_name_words(f->k) : NULL; w && *w && !debug; w++)
+    debug = strstr(base, *w) != NULL;
+  af_setb(f, AF_DEBUG_SCRIPT, debug);
   af_sets(f, AF_SCRIPT_NAME, base);
   af_begin(f);
   const char *gran = af_flag_str(f, "--recompute-granularity");
-  double rnl = af_flag_num(f, "--recompute-num-layers", 1);
+  double rnl = af_flag_numd(f, "--recompute-num-layers"); /* None: every layer */
   af_setb(f, AF_RECOMPUTE_FULL, gran && !strcmp(gran, "full") && !(rnl == 0));
   af_begin(f);
   gran = af_flag_str(f, "--recompute-granularity");
@@ -716,30 +808,53 @@ static const char *memory_skipped(au_facts *f, bool shape_ok, bool layout_ok) {
   return NULL;
 }
 
-au_facts *af_compute(const sm_model *m) {
+au_facts *af_compute(const sm_model *m, const ak_knowledge *k) {
   au_facts *f = pd_xcalloc(1, sizeof *f);
   f->m = m;
+  if (!k) {
+    char *err = NULL;
+    k = f->own_k = ak_builtin(&err);
+    if (err) af_assume(f, "%s: model families and job kinds unknown", err);
+    free(err);
+  }
+  f->k = k;
+  f->step = AF_STEP_DEVICE;
   const pd_device *g = compute_device(f);
+  f->step = AF_STEP_LAYOUT;
   compute_layout(f);
+  f->step = AF_STEP_MODE;
   compute_mode(f);
+  f->step = AF_STEP_RESOURCES;
   compute_resources(f);
+  f->step = AF_STEP_JOB;
   af_compute_job(f);
+  f->step = AF_STEP_MACHINES;
   compute_machines(f);
+  f->step = AF_STEP_GROUPS;
   compute_parallel_groups(f);
   af_shape s = {0};
+  f->step = AF_STEP_SHAPE;
   bool shape_ok = af_read_shape(f, &s);
+  f->step = AF_STEP_MODALITY;
   compute_modality(f);
+  f->step = AF_STEP_FIXES;
   af_compute_layout_fixes(f);
+  f->step = AF_STEP_BATCHING;
   compute_batching(f);
+  f->step = AF_STEP_OPTIMIZER;
   af_mem_cfg mc = compute_optimizer(f);
+  f->step = AF_STEP_RUNTIME;
   compute_runtime(f);
   bool layout_ok = !isnan(mc.tp) && !isnan(mc.pp) && !isnan(mc.cp) && !isnan(mc.ep) &&
                    !isnan(mc.etp) && mc.tp > 0 && mc.pp > 0 && mc.cp > 0 && mc.ep > 0 && mc.etp > 0 &&
                    af_num(f, AF_LAYOUT_VALID, 1);
+  f->step = AF_STEP_MEMORY;
   if (shape_ok && layout_ok) af_compute_memory(f, &s, &mc, g ? g->usable_gib : NAN);
   af_begin(f);
+  f->step = AF_STEP_SUMMARY;
   af_setb(f, AF_ARCH_KNOWN, shape_ok);
   af_sets(f, AF_MEMORY_SKIPPED, memory_skipped(f, shape_ok, layout_ok));
   af_begin(f);
+  f->step = AF_STEP_CONDITION; /* from here on, the rules read every fact */
   return f;
 }

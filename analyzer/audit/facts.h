@@ -17,53 +17,70 @@
 #include <stddef.h>
 
 #include "audit/expr.h"
+#include "audit/knowledge.h"
 #include "script/script.h"
 
-/* Every fact: X(enum suffix, name in rule expressions). The order is the order of the report's
- * JSON "facts" object. */
+/* Every fact: X(enum suffix, name in rule expressions, the step that computes it). The order is
+ * the order of the report's JSON "facts" object. af_compute runs the steps in AF_STEPS order; a
+ * fact is set only by its own step and read only from its step on (af_order_errors counts the
+ * exceptions; builds without NDEBUG abort on one), so what each fact rests on is declared here
+ * rather than kept by a call order. */
 #define AF_FACTS(X)                                                                              \
-  X(GPU, "gpu") X(GPU_DISPLAY, "gpu_display") X(GPU_ASSUMED, "gpu_assumed") X(M, "M")   \
-  X(M_MAX, "M_max")           \
-  X(BLACKWELL, "blackwell") X(NPU, "npu") X(DEVICE, "device") X(TP, "tp") X(PP, "pp")            \
-  X(CP, "cp") X(EP, "ep") X(ETP, "etp") X(ETP_SET, "etp_set") X(VPP, "vpp") X(DYN_CP, "dyn_cp")  \
-  X(JOB, "job") X(ROLLOUT_ENGINE, "rollout_engine") X(TRAINS, "trains")                         \
-  X(PREFERENCE, "preference") X(PAIR_MAX, "pair_max") X(MEGATRON, "megatron")                   \
-  X(INTENT, "intent") X(ARCH_KNOWN, "arch_known") X(MEMORY_SKIPPED, "memory_skipped")           \
-  X(MODE, "mode") X(HYBRID, "hybrid") X(FULLY_ASYNC, "fully_async") X(COLOCATE, "colocate")      \
-  X(ASYNC, "async") X(RESOURCE_OK, "resource_ok") X(RESOURCE_SHAPES_OK, "resource_shapes_ok")    \
-  X(G_A, "g_a") X(G_R, "g_r") X(G_TOTAL, "g_total") X(GPUS, "gpus") X(NODES, "nodes")            \
-  X(GPUS_PER_NODE, "gpus_per_node") X(G_NODE, "g_node") X(G_NODE_SET, "g_node_set")              \
-  X(NAME_GPUS, "name_gpus") X(LAYOUT_VALID, "layout_valid") X(TP_LO, "tp_lo") X(TP_HI, "tp_hi") X(PP_LO, "pp_lo")  \
-  X(PP_HI, "pp_hi") X(CP_LO, "cp_lo") X(CP_HI, "cp_hi") X(DP, "dp") X(EDP, "edp") X(GPE, "gpe") X(ENGINES, "engines")        \
-  X(SPP, "spp") X(ROLLOUT_RATIO, "rollout_ratio") X(MOE, "moe") X(E, "E") X(TOPK, "topk")        \
-  X(L, "L") X(H, "h") X(F, "F") X(FE, "Fe") X(FS, "Fs") X(HEADS, "heads") X(GROUPS, "groups")    \
-  X(KVC, "kvc") X(V, "V") X(TIED, "tied") X(MOE_LAYERS, "moe_layers") X(L_ATTN, "L_attn")        \
-  X(MLA, "mla") X(HYBRID_ATTN, "hybrid_attn") X(MODEL, "model") X(MODALITY, "modality")          \
-  X(MM, "mm") X(HF_MULTIMODAL, "hf_multimodal") X(RBS, "rbs") X(N, "n") X(GBS, "gbs") X(S, "S")  \
-  X(OS, "os") X(DYN, "dyn") X(T, "T") X(T_LP, "T_lp") X(T_ACT, "T_act") X(RESP, "resp") X(PROMPT, "prompt")        \
-  X(CTX, "ctx") X(CTX_EFF, "ctx_eff") X(MBS, "mbs") X(NUM_ITERS, "num_iters")                    \
-  X(STALENESS, "staleness") X(FRAC, "frac") X(OFFLOAD, "offload")                                \
-  X(OFFLOAD_TRIO, "offload_trio") X(OPT_BYTES, "opt_bytes") X(OFFLOAD_TRAIN, "offload_train")    \
-  X(OFFLOAD_ROLLOUT, "offload_rollout") X(ALLOC_GLOBAL, "alloc_global")                          \
-  X(ALLOC_TRAIN, "alloc_train") X(DEBUG_SCRIPT, "debug_script") X(SCRIPT_NAME, "script_name")    \
-  X(RECOMPUTE_FULL, "recompute_full") X(RECOMPUTE_SELECTIVE, "recompute_selective") X(SP, "sp")  \
-  X(P, "P") X(P_B, "P_b") X(P_ACTIVE_B, "P_active_b") X(P_EXPERT, "P_expert")                    \
-  X(P_DENSE, "P_dense") X(P_TRAINABLE_B, "P_trainable_b") X(LAYER_PARAMS, "layer_params") X(PARAMS_GPU_B, "params_gpu_b")          \
-  X(STATIC, "static") X(STATIC_GB, "static_gb") X(STATIC_RESIDENT, "static_resident")            \
-  X(STATIC_RESIDENT_GB, "static_resident_gb") X(BYTES_PER_PARAM, "bytes_per_param")              \
-  X(BYTES_PER_PARAM_RESIDENT, "bytes_per_param_resident") X(HOST_NEEDED, "host_needed")          \
-  X(BACKUP_TAGS, "backup_tags") X(ACT_NORECOMPUTE, "act_norecompute")                            \
-  X(ACT_RECOMPUTE, "act_recompute") X(ACT, "act") X(LOGITS, "logits") X(LOGITS_LP, "logits_lp")  \
-  X(OVERHEAD, "overhead") X(PEAK, "peak") X(PEAK_NORECOMPUTE, "peak_norecompute")                \
-  X(PEAK_RESIDENT, "peak_resident") X(KV_BYTES_TOKEN, "kv_bytes_token")                          \
-  X(ROLLOUT_WEIGHTS, "rollout_weights") X(ROLLOUT_DTYPE, "rollout_dtype") X(KV_TOKENS, "kv_tokens") X(MIN_GPUS_FIT, "min_gpus_fit") \
-  X(COND_CODE, "cond_code") X(COND_SUBJECT, "cond_subject") X(COND_FLAG, "cond_flag")            \
-  X(COND_SIMILAR, "cond_similar") X(COND_MISSING, "cond_missing") X(COND_MESSAGE, "cond_message")   \
-  X(COND_UNREAD, "cond_unread") X(COND_COMMENTED, "cond_commented") X(COND_SUGGEST, "cond_suggest") \
-  X(COND_BASH, "cond_bash") X(COND_OPEN, "cond_open") X(COND_OPEN_LINE, "cond_open_line") X(COND_CLOSER, "cond_closer")
+  X(GPU, "gpu", DEVICE) X(GPU_DISPLAY, "gpu_display", DEVICE) X(GPU_ASSUMED, "gpu_assumed", DEVICE) X(M, "M", DEVICE)   \
+  X(M_MAX, "M_max", DEVICE) X(TFLOPS, "tflops", DEVICE) X(LINK_GBPS, "link_gbps", DEVICE)           \
+  X(BLACKWELL, "blackwell", DEVICE) X(NPU, "npu", DEVICE) X(DEVICE, "device", DEVICE) X(TP, "tp", LAYOUT) X(PP, "pp", LAYOUT)            \
+  X(CP, "cp", LAYOUT) X(EP, "ep", LAYOUT) X(ETP, "etp", LAYOUT) X(ETP_SET, "etp_set", LAYOUT) X(VPP, "vpp", LAYOUT) X(DYN_CP, "dyn_cp", LAYOUT)  \
+  X(JOB, "job", JOB) X(ROLLOUT_ENGINE, "rollout_engine", JOB) X(TRAINS, "trains", JOB)                         \
+  X(PREFERENCE, "preference", JOB) X(PAIR_MAX, "pair_max", JOB) X(MEGATRON, "megatron", JOB)                   \
+  X(INTENT, "intent", JOB) X(ARCH_KNOWN, "arch_known", SUMMARY) X(MEMORY_SKIPPED, "memory_skipped", SUMMARY)           \
+  X(MODE, "mode", MODE) X(HYBRID, "hybrid", MODE) X(FULLY_ASYNC, "fully_async", MODE) X(COLOCATE, "colocate", MODE)      \
+  X(ASYNC, "async", MODE) X(RESOURCE_OK, "resource_ok", RESOURCES) X(RESOURCE_SHAPES_OK, "resource_shapes_ok", RESOURCES)    \
+  X(G_A, "g_a", RESOURCES) X(G_R, "g_r", RESOURCES) X(G_TOTAL, "g_total", RESOURCES) X(GPUS, "gpus", MACHINES) X(NODES, "nodes", MACHINES)            \
+  X(GPUS_PER_NODE, "gpus_per_node", MACHINES) X(G_NODE, "g_node", MACHINES) X(G_NODE_SET, "g_node_set", MACHINES)              \
+  X(NAME_GPUS, "name_gpus", MACHINES) X(LAYOUT_VALID, "layout_valid", GROUPS) X(TP_LO, "tp_lo", FIXES) X(TP_HI, "tp_hi", FIXES) X(PP_LO, "pp_lo", FIXES)  \
+  X(PP_HI, "pp_hi", FIXES) X(CP_LO, "cp_lo", FIXES) X(CP_HI, "cp_hi", FIXES) X(DP, "dp", GROUPS) X(EDP, "edp", GROUPS) X(GPE, "gpe", GROUPS) X(ENGINES, "engines", GROUPS)        \
+  X(SPP, "spp", GROUPS) X(ROLLOUT_RATIO, "rollout_ratio", GROUPS) X(MOE, "moe", SHAPE) X(E, "E", SHAPE) X(TOPK, "topk", SHAPE)        \
+  X(L, "L", SHAPE) X(H, "h", SHAPE) X(F, "F", SHAPE) X(FE, "Fe", SHAPE) X(FS, "Fs", SHAPE) X(HEADS, "heads", SHAPE) X(GROUPS, "groups", SHAPE)    \
+  X(KVC, "kvc", SHAPE) X(V, "V", SHAPE) X(TIED, "tied", SHAPE) X(MOE_LAYERS, "moe_layers", SHAPE) X(L_ATTN, "L_attn", SHAPE)        \
+  X(MLA, "mla", SHAPE) X(HYBRID_ATTN, "hybrid_attn", SHAPE) X(MODEL, "model", MODALITY) X(MODALITY, "modality", MODALITY)          \
+  X(MM, "mm", MODALITY) X(HF_MULTIMODAL, "hf_multimodal", MODALITY) X(RBS, "rbs", BATCHING) X(N, "n", BATCHING) X(GBS, "gbs", BATCHING) X(S, "S", BATCHING)  \
+  X(OS, "os", BATCHING) X(DYN, "dyn", BATCHING) X(T, "T", BATCHING) X(T_LP, "T_lp", BATCHING) X(T_ACT, "T_act", MEMORY) X(RESP, "resp", BATCHING) X(PROMPT, "prompt", BATCHING)        \
+  X(CTX, "ctx", BATCHING) X(CTX_EFF, "ctx_eff", BATCHING) X(MBS, "mbs", BATCHING) X(NUM_ITERS, "num_iters", BATCHING)                    \
+  X(STALENESS, "staleness", BATCHING) X(FRAC, "frac", BATCHING) X(OFFLOAD, "offload", OPTIMIZER)                                \
+  X(OFFLOAD_TRIO, "offload_trio", OPTIMIZER) X(OPT_BYTES, "opt_bytes", OPTIMIZER) X(OFFLOAD_TRAIN, "offload_train", OPTIMIZER)    \
+  X(OFFLOAD_ROLLOUT, "offload_rollout", OPTIMIZER) X(ALLOC_GLOBAL, "alloc_global", RUNTIME)                          \
+  X(ALLOC_TRAIN, "alloc_train", RUNTIME) X(DEBUG_SCRIPT, "debug_script", RUNTIME) X(SCRIPT_NAME, "script_name", RUNTIME)    \
+  X(RECOMPUTE_FULL, "recompute_full", RUNTIME) X(RECOMPUTE_SELECTIVE, "recompute_selective", RUNTIME) X(SP, "sp", RUNTIME)  \
+  X(P, "P", MEMORY) X(P_B, "P_b", MEMORY) X(P_ACTIVE_B, "P_active_b", MEMORY) X(P_EXPERT, "P_expert", MEMORY)                    \
+  X(P_DENSE, "P_dense", MEMORY) X(P_TRAINABLE_B, "P_trainable_b", MEMORY) X(LAYER_PARAMS, "layer_params", MEMORY) X(PARAMS_GPU_B, "params_gpu_b", MEMORY)          \
+  X(STATIC, "static", MEMORY) X(STATIC_GB, "static_gb", MEMORY) X(STATIC_RESIDENT, "static_resident", MEMORY)            \
+  X(STATIC_RESIDENT_GB, "static_resident_gb", MEMORY) X(BYTES_PER_PARAM, "bytes_per_param", MEMORY)              \
+  X(BYTES_PER_PARAM_RESIDENT, "bytes_per_param_resident", MEMORY) X(HOST_NEEDED, "host_needed", MEMORY)          \
+  X(BACKUP_TAGS, "backup_tags", MEMORY) X(ACT_NORECOMPUTE, "act_norecompute", MEMORY)                            \
+  X(ACT_RECOMPUTE, "act_recompute", MEMORY) X(ACT, "act", MEMORY) X(LOGITS, "logits", MEMORY) X(LOGITS_LP, "logits_lp", MEMORY)  \
+  X(OVERHEAD, "overhead", MEMORY) X(PEAK, "peak", MEMORY) X(PEAK_NORECOMPUTE, "peak_norecompute", MEMORY)                \
+  X(PEAK_RESIDENT, "peak_resident", MEMORY) X(KV_BYTES_TOKEN, "kv_bytes_token", MEMORY)                          \
+  X(ROLLOUT_WEIGHTS, "rollout_weights", MEMORY) X(ROLLOUT_DTYPE, "rollout_dtype", MEMORY) X(KV_TOKENS, "kv_tokens", MEMORY) X(MIN_GPUS_FIT, "min_gpus_fit", MEMORY) \
+  X(COND_CODE, "cond_code", CONDITION) X(COND_SUBJECT, "cond_subject", CONDITION) X(COND_FLAG, "cond_flag", CONDITION)            \
+  X(COND_SIMILAR, "cond_similar", CONDITION) X(COND_MISSING, "cond_missing", CONDITION) X(COND_MESSAGE, "cond_message", CONDITION)   \
+  X(COND_UNREAD, "cond_unread", CONDITION) X(COND_COMMENTED, "cond_commented", CONDITION) X(COND_SUGGEST, "cond_suggest", CONDITION) \
+  X(COND_BASH, "cond_bash", CONDITION) X(COND_OPEN, "cond_open", CONDITION) X(COND_OPEN_LINE, "cond_open_line", CONDITION) \
+  X(COND_CLOSER, "cond_closer", CONDITION)
+
+/* The steps of af_compute, in order. */
+#define AF_STEPS(X)                                                                              \
+  X(DEVICE) X(LAYOUT) X(MODE) X(RESOURCES) X(JOB) X(MACHINES) X(GROUPS) X(SHAPE) X(MODALITY)      \
+  X(FIXES) X(BATCHING) X(OPTIMIZER) X(RUNTIME) X(MEMORY) X(SUMMARY) X(CONDITION)
 
 typedef enum {
-#define AF_ENUM_(id, name) AF_##id,
+#define AF_STEP_ENUM_(s) AF_STEP_##s,
+  AF_STEPS(AF_STEP_ENUM_)
+#undef AF_STEP_ENUM_
+  AF_NSTEPS
+} af_step;
+
+typedef enum {
+#define AF_ENUM_(id, name, step) AF_##id,
   AF_FACTS(AF_ENUM_)
 #undef AF_ENUM_
   AF_COUNT
@@ -83,10 +100,15 @@ typedef struct au_facts au_facts; /* opaque */
 void af_condition(au_facts *f, const sm_condition *c);
 
 
-/* Computes every fact for model m (which must outlive the facts). Never NULL; caller frees
- * with af_free. */
-au_facts *af_compute(const sm_model *m);
+/* Computes every fact for model m (which must outlive the facts), with what k knows of model
+ * families, script wording and job kinds (audit/knowledge.h; borrowed, must outlive the facts;
+ * NULL = load the built-in knowledge for these facts alone). Never NULL; caller frees with
+ * af_free. */
+au_facts *af_compute(const sm_model *m, const ak_knowledge *k);
 void af_free(au_facts *f);
+/* How many times a fact was set outside its step or read before its step ran: 0 unless a
+ * computation is misplaced (the tests check every fixture). */
+size_t af_order_errors(const au_facts *f);
 
 /* How surely a fact is known (the least certain input it was computed from) and, when that was
  * a flag, which. */

@@ -298,6 +298,11 @@ static ax_value fn_catalog_parser(au_facts *f, const ax_value *a, size_t n) {
   return o ? ax_str(fc_parser_name(o->parser)) : ax_null();
 }
 
+static ax_value fn_mentions(au_facts *f, const ax_value *a, size_t n) {
+  (void)n;
+  return a[0].kind == AX_STR ? ax_bool(af_mentions(f->m, a[0].str)) : ax_null();
+}
+
 /* ---- the table ---- */
 
 #define MANY 16
@@ -308,6 +313,7 @@ static const struct {
   fn_impl fn;
 } fns[] = {
     {"has", 1, 1, fn_has},          {"on", 1, 1, fn_on},
+    {"mentions", 1, 1, fn_mentions},
     {"cond", 1, 1, fn_cond},        {"num", 1, 2, fn_num},
     {"str", 1, 2, fn_str},          {"hasval", 2, 2, fn_hasval},
     {"maxval", 1, 1, fn_maxval},    {"nvals", 1, 1, fn_nvals},

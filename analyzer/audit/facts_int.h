@@ -26,6 +26,10 @@ typedef struct {
 
 struct au_facts {
   const sm_model *m;
+  const ak_knowledge *k;      /* model families, words, job kinds */
+  ak_knowledge *own_k;        /* k when these facts loaded it themselves */
+  af_step step;               /* the step being computed (facts.h AF_STEPS) */
+  size_t order_errors;
   ax_value v[AF_COUNT];
   bool set[AF_COUNT];
   sm_cert cert[AF_COUNT];     /* how surely each fact is known: its least certain input */
@@ -66,12 +70,18 @@ void af_assume(au_facts *f, const char *fmt, const char *arg);
  * return NaN / NULL), not the default the typo leaves behind. */
 const sm_flag *af_flag_input(au_facts *f, const char *name, bool *broken);
 double af_flag_num(au_facts *f, const char *name, double fallback);
+/* The flag's number, else the default the flag catalog gives it (NaN for None): what argparse
+ * leaves when the script does not set it. Prefer it to a default written here. */
+double af_flag_numd(au_facts *f, const char *name);
 double af_flag_num_or(au_facts *f, const char *name, af_id fallback);
 bool af_flag_on(au_facts *f, const char *name);
 bool af_flag_has(au_facts *f, const char *name);
 const char *af_flag_str(au_facts *f, const char *name);
 /* The last value assigned to NAME anywhere in the script's files (caller frees), or NULL. */
 char *af_env_scan(const sm_model *m, const char *name);
+/* Whether a line of the script's files that is not a comment names `word` whole (an
+ * environment variable, a sourced file's name). */
+bool af_mentions(const sm_model *m, const char *word);
 
 /* The model's shape as its config states it. */
 typedef struct {

@@ -4,34 +4,29 @@
  * --debug-rollout-only runs the rollout only, --debug-train-only the actor only, --loss-type sft
  * (or --sft) an SFT producer and the actor (CPT and the preference objectives are SFT variants),
  * everything else RL. */
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "audit/facts_int.h"
 #include "base/alloc.h"
 #include "base/path.h"
 
-/* --loss-type / --sft-objective / --sft-training-mode -> the job kind. */
+/* The job kind: the first of the knowledge's job triggers that holds (the flags Relax resolves
+ * the roles from: --loss-type, --sft-objective, --sft-training-mode, --train-backend, ...); "rl"
+ * when the knowledge is missing. */
 static const char *job_kind(au_facts *f) {
-  const char *loss = af_flag_str(f, "--loss-type");
-  const char *obj = af_flag_str(f, "--sft-objective");
-  const char *train_mode = af_flag_str(f, "--sft-training-mode");
-  const char *backend = af_flag_str(f, "--train-backend");
-  /* slime_validate_args: loss_type in ("sft", "sft_loss", "sft-loss") */
-  bool sft = (loss && (!strcmp(loss, "sft") || !strcmp(loss, "sft_loss") || !strcmp(loss, "sft-loss"))) ||
-             af_flag_on(f, "--sft");
-  if (loss && !strcmp(loss, "dpo")) return "dpo";
-  if (loss && (!strcmp(loss, "reward_model") || !strcmp(loss, "rm"))) return "reward-model";
-  if (sft && obj && !strcmp(obj, "dpo")) return "dpo";
-  if (sft && obj && !strcmp(obj, "reward_model")) return "reward-model";
-  if (sft && train_mode && !strcmp(train_mode, "cpt")) return "cpt";
-  if (sft) return "sft";
-  if ((backend && !strcmp(backend, "fsdp")) || af_flag_has(f, "--generation-task")) return "diffusion";
-  if (af_flag_has(f, "--genrm-model-path") || af_flag_has(f, "--genrm-engine-config")) return "genrm";
+  ax_env env = af_env(f);
+  for (size_t i = 0; f->k && i < ak_njobs(f->k); i++) {
+    const ax_expr *when;
+    const char *job = ak_job(f->k, i, &when);
+    if (ax_truth(ax_eval(when, &env)) == 1) return job;
+  }
   return "rl";
 }
 
-static bool is_rl(const char *job) {
-  return !strcmp(job, "rl") || !strcmp(job, "genrm") || !strcmp(job, "diffusion");
+static bool is_rl(const au_facts *f, const char *job) {
+  return f->k ? ak_is_rl(f->k, job) : !strcmp(job, "rl");
 }
 
 /* An SFT job starts SGLang only for its periodic predictions, on the `rollout` GPUs of
@@ -46,14 +41,13 @@ static bool sft_engine(au_facts *f) {
 
 /* The intents a file name states: the words of its name without .sh, with the compound
  * no-<word> kept whole ("run-x-no-sp-no-recompute" -> "no-sp,no-recompute"). */
-static char *name_intents(const char *base) {
-  static const char *const words[] = {"no-sp", "no-recompute", "no-offload", "debug", "smoke",
-                                      "test", "validation", "validate", "profile", "profiling",
-                                      "elastic"};
+static char *name_intents(const au_facts *f, const char *base) {
+  static const char *const none[] = {NULL};
+  const char *const *words = f->k ? ak_intent_words(f->k) : none;
   pd_buf b = {0};
   size_t n = strlen(base);
   if (n > 3 && !strcmp(base + n - 3, ".sh")) n -= 3;
-  for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+  for (size_t w = 0; words[w]; w++) {
     size_t k = strlen(words[w]);
     for (size_t i = 0; i + k <= n; i++) {
       bool start = i == 0 || base[i - 1] == '-' || base[i - 1] == '_' || base[i - 1] == '.';
@@ -67,6 +61,37 @@ static char *name_intents(const char *base) {
   return b.data ? pd_buf_take(&b) : pd_xstrdup("");
 }
 
+/* Adds to b the intents the script's opening comment states ("validation script", "for CI",
+ * "smoke test"): the author's own words, like a NOTE. Only the comment block before the first
+ * command counts; words are compared whole, case-insensitively. */
+static void header_intents(const au_facts *f, pd_buf *b) {
+  static const char *const none[] = {NULL};
+  const char *const *words = f->k ? ak_intent_words(f->k) : none;
+  const char *t = f->m->nfiles ? f->m->files[0].text : NULL;
+  for (const char *line = t; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    const char *p = line;
+    while (p < line + n && (*p == ' ' || *p == '\t')) p++;
+    if (p < line + n && *p != '#') break; /* the first command ends the header */
+    for (const char *w = p; w < line + n;) {
+      while (w < line + n && !isalnum((unsigned char)*w)) w++;
+      const char *we = w;
+      while (we < line + n && (isalnum((unsigned char)*we) || *we == '-')) we++;
+      for (size_t i = 0; words[i] && we > w; i++) {
+        size_t k = strlen(words[i]);
+        if ((size_t)(we - w) != k || strncasecmp(w, words[i], k)) continue;
+        bool have = false; /* already stated by the file name */
+        for (const char *q = b->data ? strstr(b->data, words[i]) : NULL; q; q = strstr(q + 1, words[i]))
+          if ((q == b->data || q[-1] == ',') && (q[k] == ',' || !q[k])) have = true;
+        if (!have) pd_buf_printf(b, "%s%s", b->len ? "," : "", words[i]);
+      }
+      w = we;
+    }
+    line = end ? end + 1 : NULL;
+  }
+}
+
 void af_compute_job(au_facts *f) {
   af_begin(f);
   const char *job = job_kind(f);
@@ -75,7 +100,7 @@ void af_compute_job(au_facts *f) {
   job_kind(f);
   bool rollout_only = af_flag_on(f, "--debug-rollout-only");
   bool train_only = af_flag_on(f, "--debug-train-only");
-  bool engine = !train_only && (is_rl(job) || (strcmp(job, "dpo") && strcmp(job, "reward-model") &&
+  bool engine = !train_only && (is_rl(f, job) || (strcmp(job, "dpo") && strcmp(job, "reward-model") &&
                                                sft_engine(f)));
   af_setb(f, AF_ROLLOUT_ENGINE, engine || rollout_only);
   af_setb(f, AF_TRAINS, !rollout_only);
@@ -90,7 +115,12 @@ void af_compute_job(au_facts *f) {
   af_setb(f, AF_MEGATRON, !backend || !strcmp(backend, "megatron"));
   af_begin(f);
   const sm_model *m = f->m;
-  char *intents = name_intents(pd_path_base(m->nfiles ? m->files[0].path : ""));
+  pd_buf stated = {0};
+  char *from_name = name_intents(f, pd_path_base(m->nfiles ? m->files[0].path : ""));
+  pd_buf_printf(&stated, "%s", from_name);
+  free(from_name);
+  header_intents(f, &stated);
+  char *intents = stated.data ? pd_buf_take(&stated) : pd_xstrdup("");
   if ((rollout_only || train_only) && !strstr(intents, "debug")) {
     char *more = pd_xasprintf("%s%sdebug", intents, *intents ? "," : "");
     free(intents);

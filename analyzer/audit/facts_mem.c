@@ -53,28 +53,6 @@ static long moe_layers_of(const char *s, long layers) {
 /* ---- the arithmetic of catalog section D ---- */
 
 
-/* Default vocabulary of a model family when the config does not pass --vocab-size. */
-static double family_vocab(const char *model, bool *assumed) {
-  static const struct { const char *prefix; double v; } tab[] = {
-      {"qwen35", 248320}, {"qwen3.5", 248320}, {"qwen36", 248320}, {"qwen3.6", 248320},
-      {"qwen38", 248320}, {"qwen3-omni", 152064}, {"qwen25", 152064}, {"qwen3", 151936},
-      {"qwen2", 151936}, {"llama3", 128256}, {"glm5", 154880}, {"kimi", 163840},
-      {"deepseek", 129280}, {"gemma4", 262144}, {"dotsocr", 151936},
-  };
-  *assumed = false;
-  if (model) {
-    char low[128];
-    size_t n = 0;
-    for (const char *p = model; *p && n + 1 < sizeof low; p++) low[n++] = (char)tolower((unsigned char)*p);
-    low[n] = '\0';
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-      if (pd_str_starts(low, tab[i].prefix)) return tab[i].v;
-  }
-  *assumed = true;
-  return 151936;
-}
-
-
 /* Static bytes on the busiest GPU of an actor of g_a GPUs (catalog D1). */
 static double static_bytes(const af_shape *s, const af_mem_cfg *c, double g_a, double *params_gpu) {
   double stage = ceil(s->L / c->pp) / s->L;
@@ -142,8 +120,7 @@ static void read_dims(au_facts *f, af_shape *s) {
   af_setu(f, AF_KVC, s->kvc);
   s->E = dim(f, AF_E, "--num-experts", 0);
   af_begin(f);
-  s->topk = af_flag_has(f, "--moe-router-topk") ? af_flag_num(f, "--moe-router-topk", NAN)
-                                                : (af_input(f, AF_E) > 0 ? 2 : 0);
+  s->topk = af_input(f, AF_E) > 0 || af_flag_has(f, "--moe-router-topk") ? af_flag_numd(f, "--moe-router-topk") : 0;
   af_setu(f, AF_TOPK, s->topk);
   s->Fe = dim_or(f, AF_FE, "--moe-ffn-hidden-size", AF_F);
   s->Fs = dim(f, AF_FS, "--moe-shared-expert-intermediate-size", 0);
@@ -156,11 +133,12 @@ static void read_dims(au_facts *f, af_shape *s) {
   af_begin(f);
   s->swiglu = af_flag_on(f, "--swiglu");
   s->gate = af_flag_on(f, "--attention-output-gate");
-  s->qlora = af_flag_num(f, "--q-lora-rank", 0);
-  s->kvlora = af_flag_num(f, "--kv-lora-rank", 512);
-  s->qk = af_flag_num(f, "--qk-head-dim", 128);
-  s->qkpos = af_flag_num(f, "--qk-pos-emb-head-dim", 64);
-  s->vdim = af_flag_num(f, "--v-head-dim", 128);
+  s->qlora = af_flag_numd(f, "--q-lora-rank");
+  if (isnan(s->qlora)) s->qlora = 0; /* None: queries are not compressed */
+  s->kvlora = af_flag_numd(f, "--kv-lora-rank");
+  s->qk = af_flag_numd(f, "--qk-head-dim");
+  s->qkpos = af_flag_numd(f, "--qk-pos-emb-head-dim");
+  s->vdim = af_flag_numd(f, "--v-head-dim");
 }
 
 static void read_layers(au_facts *f, af_shape *s) {
@@ -176,14 +154,21 @@ static void read_layers(au_facts *f, af_shape *s) {
   af_setu(f, AF_MOE_LAYERS, s->moe_layers);
   af_begin(f);
   af_note_fact(f, AF_L);
-  s->hybrid_attn = af_flag_on(f, "--use-gated-attention") || s->gate ||
-                   af_flag_has(f, "--linear-attention-freq");
-  double lfreq = af_flag_num(f, "--linear-attention-freq", 4);
-  if (isnan(lfreq) || lfreq < 1) lfreq = 4;
+  /* (--use-gated-attention, which older recipes pass, is no option at the Megatron Relax pins:
+     the gate is --attention-output-gate) */
+  s->hybrid_attn = s->gate || af_flag_has(f, "--linear-attention-freq");
+  const ak_family *fam = f->k ? ak_family_of(f->k, f->m->ctx.model ? f->m->ctx.model : f->m->ctx.name_model) : NULL;
+  double ffreq = fam && fam->gdn ? fam->gdn->freq : 4; /* a hybrid of unknown family: as Qwen3.5 */
+  double lfreq = af_flag_num(f, "--linear-attention-freq", ffreq);
+  if (isnan(lfreq) || lfreq < 1) lfreq = ffreq;
   s->L_attn = s->hybrid_attn ? ceil(s->L / lfreq) : s->L;
   af_setb(f, AF_HYBRID_ATTN, s->hybrid_attn);
   af_setu(f, AF_L_ATTN, s->L_attn);
-  if (s->hybrid_attn) af_assume(f, "hybrid linear attention: KV cache counted for every %s-th layer", "4");
+  if (s->hybrid_attn) {
+    char *every = pd_xasprintf("%.0f", lfreq);
+    af_assume(f, "hybrid linear attention: KV cache counted for every %s-th layer", every);
+    free(every);
+  }
 }
 
 bool af_read_shape(au_facts *f, af_shape *s) {
@@ -192,10 +177,17 @@ bool af_read_shape(au_facts *f, af_shape *s) {
   af_begin(f);
   bool vassumed = false;
   double v = af_flag_num(f, "--vocab-size", NAN);
-  if (isnan(v)) v = family_vocab(m->ctx.model ? m->ctx.model : m->ctx.name_model, &vassumed);
+  const ak_family *fam = f->k ? ak_family_of(f->k, m->ctx.model ? m->ctx.model : m->ctx.name_model) : NULL;
+  const char *vfam = NULL;
+  if (isnan(v) && fam && !isnan(fam->vocab)) v = fam->vocab;
+  if (isnan(v) && f->k) v = ak_default_vocab(f->k, &vfam), vassumed = true;
   s->V = v;
   af_setn(f, AF_V, s->V);
-  if (vassumed) af_assume(f, "vocabulary size unknown: assumed %s (Qwen)", "151,936");
+  if (vassumed) {
+    char *what = pd_xasprintf("%.0f (%s)", v, vfam ? vfam : "");
+    af_assume(f, "vocabulary size unknown: assumed %s", what);
+    free(what);
+  }
   read_layers(f, s);
   af_read_traits(f, s, m->ctx.model ? m->ctx.model : m->ctx.name_model);
   af_begin(f);
@@ -235,7 +227,7 @@ static void memory_static(au_facts *f, const af_shape *s, const af_mem_cfg *mc) 
   /* host RAM for the offloaded optimizer (+ pinned fp32 grads) and weight backups */
   double nodes = ceil(g_a / af_num(f, AF_G_NODE, NAN));
   if (nodes < 1) nodes = 1;
-  double tags = 1 + ((af_flag_on(f, "--use-kl-loss") || af_flag_num(f, "--kl-coef", 0) != 0) ? 1 : 0) +
+  double tags = 1 + ((af_flag_on(f, "--use-kl-loss") || af_flag_numd(f, "--kl-coef") != 0) ? 1 : 0) +
                 (af_flag_on(f, "--keep-old-actor") ? 1 : 0);
   bool offload = af_num(f, AF_OFFLOAD, 0) != 0;
   double host_node = (offload ? 16 * s->P / nodes : 0) + 2 * s->P / nodes * tags;
@@ -263,7 +255,7 @@ static double memory_activations(au_facts *f, const af_shape *s, const af_mem_cf
   double act_full = tokens * (Lst * 2 * s->h / tp * inflight + apl);
   double logits = tokens * s->V * 6 / tp;
   double logits_lp = (dyn ? (isnan(sample) ? T_lp : fmax(T_lp, sample)) : tokens) * s->V * 6 / tp;
-  double chunk = af_flag_num(f, "--log-probs-chunk-size", -1);
+  double chunk = af_flag_numd(f, "--log-probs-chunk-size");
   if (!isnan(chunk) && chunk > 0 && chunk < logits_lp) logits_lp = chunk * s->V * 6 / tp;
   af_setu(f, AF_ACT_NORECOMPUTE, act_none / AF_GIB);
   af_setu(f, AF_ACT_RECOMPUTE, act_full / AF_GIB);
@@ -396,7 +388,7 @@ static double lora_module(const af_shape *s, const char *m, double r, bool exper
  * --mtp-only-training the MTP layers, --freeze-language-model none of the language model. */
 static void trainable_shares(au_facts *f, const af_shape *s, af_mem_cfg *mc) {
   af_begin(f);
-  double r = af_flag_num(f, "--lora-rank", 0);
+  double r = af_flag_numd(f, "--lora-rank");
   double dense_layers = s->L - s->moe_layers;
   if (af_flag_on(f, "--freeze-language-model")) {
     mc->train_dense = mc->train_expert = 0;

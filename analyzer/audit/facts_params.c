@@ -5,69 +5,53 @@
  * linear (KDA) layers. Counts follow the model cards: the activated count includes the embedding
  * and the output layer; MTP layers are counted when --mtp-num-layers asks for them (they train);
  * vision towers are not (no flag describes them). */
-#include <ctype.h>
 #include <string.h>
 
 #include "audit/facts_int.h"
 #include "base/str.h"
 
-/* Gated DeltaNet value heads per (hidden size, MoE) in the Qwen3.5/3.6/3.8 checkpoints, whose
- * recipes do not pass the linear-attention flags. */
-static double gdn_value_heads(double h, bool moe) {
-  static const struct {
-    double h;
-    bool moe;
-    double nv;
-  } tab[] = {{2560, false, 32}, {4096, false, 32}, {5120, false, 48},
-             {2048, true, 32},  {3072, true, 64},  {4096, true, 64}};
-  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
-    if (tab[i].h == h && tab[i].moe == moe) return tab[i].nv;
+/* Gated DeltaNet value heads of a family per (hidden size, MoE): its checkpoints' recipes do not
+ * pass the linear-attention flags. */
+static double gdn_value_heads(const ak_gdn *g, double h, bool moe) {
+  for (size_t i = 0; g && i < g->nvh; i++)
+    if (g->vh_hidden[i] == h && g->vh_moe[i] == moe) return g->vh_heads[i];
   return NAN;
 }
 
-static bool family_is(const char *model, const char *const *prefixes) {
-  char low[128];
-  size_t n = 0;
-  for (const char *p = model ? model : ""; *p && n + 1 < sizeof low; p++)
-    low[n++] = (char)tolower((unsigned char)*p);
-  low[n] = '\0';
-  for (size_t i = 0; prefixes[i]; i++)
-    if (pd_str_starts(low, prefixes[i])) return true;
-  return false;
-}
-
-/* What the flags leave to the checkpoint, from the family and the linear-attention flags. */
+/* What the flags leave to the checkpoint, from the family (audit/knowledge.h) and the
+ * linear-attention flags. */
 void af_read_traits(au_facts *f, af_shape *s, const char *model) {
-  static const char *const gemma4[] = {"gemma4", "gemma-4", NULL};
-  static const char *const qwen35[] = {"qwen35", "qwen3.5", "qwen36", "qwen3.6", "qwen38", "qwen3.8", NULL};
-  static const char *const dsv4[] = {"deepseek-v4", "deepseekv4", "dsv4", NULL};
-  static const char *const kimi3[] = {"kimi-k3", "kimik3", NULL};
+  const ak_family *fam = f->k ? ak_family_of(f->k, model) : NULL;
   af_begin(f);
-  if (!s->swiglu && (af_flag_on(f, "--quick-geglu") || family_is(model, gemma4))) {
+  if (!s->swiglu && (af_flag_on(f, "--quick-geglu") || (fam && fam->gated_mlp))) {
     s->swiglu = true; /* a gated GeLU MLP has three matrices, like SwiGLU */
     if (!af_flag_on(f, "--quick-geglu"))
       af_assume(f, "%s: gated GeLU MLP (three matrices) from the model family; no flag says so", model);
   }
-  s->latent = af_flag_num(f, "--moe-latent-size", 0);
-  s->mtp = af_flag_num(f, "--mtp-num-layers", 0);
-  if (isnan(s->latent)) s->latent = 0;
-  if (isnan(s->mtp) || s->mtp < 0) s->mtp = 0;
+  s->latent = af_flag_numd(f, "--moe-latent-size");
+  s->mtp = af_flag_numd(f, "--mtp-num-layers");
+  if (isnan(s->latent)) s->latent = 0; /* None: no latent projection */
+  if (isnan(s->mtp) || s->mtp < 0) s->mtp = 0; /* None: no MTP layers */
   const char *variant = af_flag_str(f, "--experimental-attention-variant");
-  s->gdn = (variant && !strcmp(variant, "gated_delta_net")) || family_is(model, qwen35);
+  const ak_gdn *g = fam ? fam->gdn : NULL;
+  s->gdn = (variant && !strcmp(variant, "gated_delta_net")) || g;
   if (s->gdn) {
-    s->lin_freq = af_flag_num(f, "--linear-attention-freq", 4);
-    s->nk = af_flag_num(f, "--linear-num-key-heads", 16);
-    s->nv = af_flag_num(f, "--linear-num-value-heads", gdn_value_heads(s->h, s->E > 0));
-    s->dk = af_flag_num(f, "--linear-key-head-dim", 128);
-    s->dv = af_flag_num(f, "--linear-value-head-dim", 128);
-    s->conv_k = af_flag_num(f, "--linear-conv-kernel-dim", 4);
+    /* the flags, else the family's checkpoint shape */
+    s->lin_freq = af_flag_num(f, "--linear-attention-freq", g ? g->freq : NAN);
+    s->nk = af_flag_num(f, "--linear-num-key-heads", g ? g->key_heads : NAN);
+    s->nv = af_flag_num(f, "--linear-num-value-heads", gdn_value_heads(g, s->h, s->E > 0));
+    s->dk = af_flag_num(f, "--linear-key-head-dim", g ? g->key_dim : NAN);
+    s->dv = af_flag_num(f, "--linear-value-head-dim", g ? g->value_dim : NAN);
+    s->conv_k = af_flag_num(f, "--linear-conv-kernel-dim", g ? g->conv_kernel : NAN);
     if (!af_flag_has(f, "--linear-num-value-heads"))
-      af_assume(f, "%s: Gated DeltaNet layers (3 of every 4) with the family's head counts", model);
-    if (isnan(s->nv) || isnan(s->lin_freq) || s->lin_freq < 1) s->gdn = false;
+      af_assume(f, "%s: Gated DeltaNet layers with the family's head counts", model);
+    if (isnan(s->nv) || isnan(s->nk) || isnan(s->dk) || isnan(s->dv) || isnan(s->conv_k) ||
+        isnan(s->lin_freq) || s->lin_freq < 1)
+      s->gdn = false;
   }
-  s->dsv4 = s->mla && family_is(model, dsv4);
+  s->dsv4 = s->mla && fam && fam->attention && !strcmp(fam->attention, "shared_kv");
   if (s->dsv4) af_assume(f, "%s: shared-KV attention with a grouped output projection (family)", model);
-  s->kda = s->mla && family_is(model, kimi3);
+  s->kda = s->mla && fam && fam->attention && !strcmp(fam->attention, "kda");
   if (s->kda) af_assume(f, "%s: linear (KDA) layers except every 4th and the last (family)", model);
 }
 

@@ -19,8 +19,15 @@ static const struct {
 #undef AU_MSG_SPEC_
 };
 
+/* Sources are kept as read and compiled on first use: a run renders a few dozen of the ~200
+ * messages, in one language, so compiling all of them at start cost more than the audit itself.
+ * au_messages_check compiles every one (the test suite runs it). The audit is single-threaded,
+ * so filling the cache behind a const pointer is safe. */
+enum { L_EN, L_ZH, NLANG };
 struct au_messages {
-  at_tpl *en[AU_MSG_COUNT], *zh[AU_MSG_COUNT];
+  char *src[NLANG][AU_MSG_COUNT];
+  at_tpl *tpl[NLANG][AU_MSG_COUNT];
+  bool failed[NLANG][AU_MSG_COUNT];
 };
 
 /* The index of `name` in a comma-separated argument list, or -1. */
@@ -50,18 +57,15 @@ static int msg_resolve(void *ctx, const char *name, bool is_call, size_t nargs, 
 
 static void push_err(char ***errs, size_t *n, size_t *cap, char *msg) { *PD_PUSH(*errs, *n, *cap) = msg; }
 
-static at_tpl *compile_one(json_t *v, size_t id, const char *lang, char ***errs, size_t *n,
-                           size_t *cap) {
-  if (!json_is_string(v)) return NULL;
-  char *why = NULL;
-  at_tpl *t = at_compile(json_string_value(v), msg_resolve, (void *)specs[id].args, &why);
-  if (!t) push_err(errs, n, cap, pd_xasprintf("messages.json: %s (%s): %s", specs[id].key, lang, why));
-  free(why);
-  return t;
+static at_tpl *compile_one(const char *src, size_t id, char **why) {
+  return at_compile(src, msg_resolve, (void *)specs[id].args, why);
 }
 
+/* Every message is required in both languages: a user who reads Chinese must not meet an
+ * English sentence because one translation was forgotten. */
 au_messages *au_messages_load(const char *text, size_t len, char ***errs, size_t *nerrs,
                               size_t *caperrs) {
+  static const char *const langs[NLANG] = {"en", "zh"};
   au_messages *ms = pd_xcalloc(1, sizeof *ms);
   json_error_t je;
   json_t *root = text ? json_loadb(text, len, 0, &je) : NULL;
@@ -74,19 +78,48 @@ au_messages *au_messages_load(const char *text, size_t len, char ***errs, size_t
       push_err(errs, nerrs, caperrs, pd_xasprintf("messages.json: %s is missing", specs[i].key));
       continue;
     }
-    ms->en[i] = compile_one(json_object_get(m, "en"), i, "en", errs, nerrs, caperrs);
-    ms->zh[i] = compile_one(json_object_get(m, "zh"), i, "zh", errs, nerrs, caperrs);
+    for (int l = 0; l < NLANG; l++) {
+      const char *src = json_string_value(json_object_get(m, langs[l]));
+      if (src) ms->src[l][i] = pd_xstrdup(src);
+      else if (m) push_err(errs, nerrs, caperrs, pd_xasprintf("messages.json: %s has no \"%s\" text", specs[i].key, langs[l]));
+    }
   }
   json_decref(root);
   return ms;
 }
 
+void au_messages_check(const au_messages *ms, char ***errs, size_t *nerrs, size_t *caperrs) {
+  static const char *const langs[NLANG] = {"en", "zh"};
+  for (size_t i = 0; ms && i < AU_MSG_COUNT; i++)
+    for (int l = 0; l < NLANG; l++) {
+      if (!ms->src[l][i]) continue;
+      char *why = NULL;
+      at_tpl *t = compile_one(ms->src[l][i], i, &why);
+      if (!t) push_err(errs, nerrs, caperrs, pd_xasprintf("messages.json: %s (%s): %s", specs[i].key, langs[l], why));
+      at_free(t);
+      free(why);
+    }
+}
+
+/* The compiled template of message id in language l, compiled now if it was not yet. */
+static const at_tpl *template_of(const au_messages *cms, size_t id, int l) {
+  au_messages *ms = (au_messages *)cms; /* the cache only: see the struct */
+  if (!ms->tpl[l][id] && !ms->failed[l][id] && ms->src[l][id]) {
+    char *why = NULL;
+    ms->tpl[l][id] = compile_one(ms->src[l][id], id, &why);
+    ms->failed[l][id] = !ms->tpl[l][id];
+    free(why);
+  }
+  return ms->tpl[l][id];
+}
+
 void au_messages_free(au_messages *ms) {
   if (!ms) return;
-  for (size_t i = 0; i < AU_MSG_COUNT; i++) {
-    at_free(ms->en[i]);
-    at_free(ms->zh[i]);
-  }
+  for (int l = 0; l < NLANG; l++)
+    for (size_t i = 0; i < AU_MSG_COUNT; i++) {
+      at_free(ms->tpl[l][i]);
+      free(ms->src[l][i]);
+    }
   free(ms);
 }
 
@@ -104,15 +137,27 @@ static bool msg_lookup(void *ctx, int id, const char *name, ax_value *out) {
   return c->facts && c->facts->lookup(c->facts->ctx, id, name, out);
 }
 
+/* A message rendered without facts (a hover frame, a baseline row) still has the two functions
+ * that need none: known(x) and def(x, d). */
 static bool msg_call(void *ctx, int id, const char *fn, const ax_value *a, size_t n, ax_value *out) {
   const msg_ctx *c = ctx;
-  return c->facts && c->facts->call(c->facts->ctx, id, fn, a, n, out);
+  if (c->facts) return c->facts->call(c->facts->ctx, id, fn, a, n, out);
+  if (!strcmp(fn, "known") && n == 1) {
+    *out = ax_bool(a[0].kind != AX_NULL);
+    return true;
+  }
+  if (!strcmp(fn, "def") && n == 2) {
+    *out = a[0].kind == AX_NULL ? a[1] : a[0];
+    return true;
+  }
+  return false;
 }
 
 void au_msg_append(pd_buf *b, const au_messages *ms, au_msg_id id, const char *lang,
                    const ax_env *facts, const ax_value *args) {
   if (!ms || id >= AU_MSG_COUNT) return;
-  const at_tpl *t = lang && !strcmp(lang, "zh") && ms->zh[id] ? ms->zh[id] : ms->en[id];
+  const at_tpl *t = lang && !strcmp(lang, "zh") ? template_of(ms, id, L_ZH) : NULL;
+  if (!t) t = template_of(ms, id, L_EN);
   if (!t) {
     pd_buf_puts(b, specs[id].key);
     return;
@@ -127,4 +172,11 @@ char *au_msg(const au_messages *ms, au_msg_id id, const char *lang, const ax_env
   pd_buf b = {0};
   au_msg_append(&b, ms, id, lang, facts, args);
   return pd_buf_take(&b);
+}
+
+size_t au_msg_arity(au_msg_id id) {
+  if (id >= AU_MSG_COUNT || !*specs[id].args) return 0;
+  size_t n = 1;
+  for (const char *c = specs[id].args; *c; c++) n += *c == ',';
+  return n;
 }

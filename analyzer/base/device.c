@@ -6,7 +6,6 @@
 #include <string.h>
 
 #define VENDOR "vendor datasheet"
-#define UNSTATED "memory not stated by Relax or its vendor"
 
 /* Usable memory: the device's memory less what the CUDA context and allocator keep. */
 static const pd_device devices[] = {
@@ -23,10 +22,13 @@ static const pd_device devices[] = {
     {"MI300X-192G", "MI300X 192GB", 190.0, 1307.4, false, PD_DEV_GPU, VENDOR, 2614.9, 163.4, 448,
      "Infinity Fabric", true},
     /* Relax's NPU recipes run on Ascend 910C (docker/npu-training.md) */
-    {"Ascend-910C", "Ascend 910C", NAN, NAN, false, PD_DEV_NPU, UNSTATED, NAN, NAN, NAN, NULL, false},
+    /* a 910C package is two dies of 64 GB HBM each, and each die is one device to torch_npu
+       (Huawei's Atlas A3 documentation counts 16 processors in 8 modules per node) */
+    {"Ascend-910C", "Ascend 910C (64GB per die)", 63.0, NAN, false, PD_DEV_NPU,
+     "vendor documentation (Atlas 800T A3: 128 GB HBM per 910C, two devices)", NAN, NAN, NAN, NULL, false},
     {"Ascend-910B", "Ascend 910B 64GB", 63.0, NAN, false, PD_DEV_NPU, VENDOR, NAN, NAN, NAN, NULL, false},
-    /* klx and P800 are the same chip, Kunlunxin P800 (scripts/entrypoint/local-klx.sh) */
-    {"P800", "Kunlunxin P800", NAN, NAN, false, PD_DEV_XPU, UNSTATED, NAN, NAN, NAN, NULL, false},
+    /* klx and P800 are the same chip, Kunlunxin P800 (scripts/entrypoint/local-klx.sh), 96 GB HBM */
+    {"P800", "Kunlunxin P800 96GB", 95.0, NAN, false, PD_DEV_XPU, VENDOR, NAN, NAN, NAN, NULL, false},
 };
 
 #define NDEVICES (sizeof devices / sizeof devices[0])

@@ -69,3 +69,30 @@ size_t pd_edit_distance(const char *a, const char *b, size_t cap) {
   }
   return d[la][lb] > cap ? cap + 1 : d[la][lb];
 }
+
+/* Bytes in the character starting at s[0..n), 0 when it is not well-formed (RFC 3629 table). */
+static size_t utf8_char(const unsigned char *s, size_t n) {
+  if (s[0] < 0x80) return 1;
+  size_t k = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+             : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  if (!k || k > n) return 0;
+  unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range narrows for E0, ED, F0, F4 */
+  if (s[0] == 0xE0) lo = 0xA0;
+  if (s[0] == 0xED) hi = 0x9F;
+  if (s[0] == 0xF0) lo = 0x90;
+  if (s[0] == 0xF4) hi = 0x8F;
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (size_t i = 2; i < k; i++)
+    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+  return k;
+}
+
+size_t pd_utf8_bad(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    size_t k = utf8_char(u + i, n - i);
+    if (!k) return i;
+    i += k;
+  }
+  return n;
+}

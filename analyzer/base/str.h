@@ -19,4 +19,8 @@ bool pd_parse_long(const char *s, long *out);
 /* Parses a whole floating number (1e-6, 0.8, 16); false if s is not exactly one. */
 bool pd_parse_double(const char *s, double *out);
 
+/* The offset of the first byte of s[0..n) that does not start a well-formed UTF-8 character
+ * (overlong forms, surrogates and code points above U+10FFFF are not), or n when all are. */
+size_t pd_utf8_bad(const char *s, size_t n);
+
 #endif

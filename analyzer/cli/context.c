@@ -59,7 +59,7 @@ int pd_cmd_context(int argc, char **argv) {
     fc_free(builtin);
     return 2;
   }
-  au_facts *facts = af_compute(m);
+  au_facts *facts = af_compute(m, NULL);
   if (!strcmp(format, "json")) {
     json_t *j = au_context_json(m, facts);
     json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

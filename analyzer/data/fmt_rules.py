@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-HEAD = ["id", "category", "severity", "verified", "related", "anchor", "condition", "about_file",
+HEAD = ["id", "category", "severity", "verified", "related", "anchor", "condition", "about_file", "file_local", "group",
         "modes", "needs", "intent", "each", "note"]
 TEXTS = ["title", "why", "fix", "skip_if"]
 CASE_HEAD = ["when", "ratio", "band", "severity", "at", "at_env"]

@@ -9,18 +9,33 @@ What it reads
                                            _add_fp16_optimizer_arguments helper), _pre_parse_mode
       relax/utils/opd/opd_utils.py         add_opd_arguments (+ the teacher SGLang mirror rules)
       relax/backends/sglang/arguments.py   add_sglang_arguments (--sglang-* passthrough, drop list)
-  --megatron DIR                           a Megatron-LM tree (the commit Relax pins):
+  --megatron DIR                           a Megatron-LM tree (the commit Relax pins, with the
+                                           patch Relax's image applies: --megatron-patch):
       megatron/training/arguments.py       add_megatron_arguments and its _add_*_args functions
       megatron/training/argument_utils.py  ArgumentGroupFactory (dataclass -> argparse), whose
                                            rules are re-implemented in megatron_factory() below
       the config dataclasses it is given   (TransformerConfig <- ModelParallelConfig, the
                                            megatron/training/config/*.py classes)
-  --sglang-server-args FILE                sglang/srt/server_args.py (ServerArgs). The
-                                           annotation style (A[T, Arg(...)], arg_groups/arg_utils
+  --sglang-server-args FILE                sglang/srt/server_args.py (ServerArgs.add_cli_args).
+                                           The annotation style (A[T, Arg(...)], arg_groups/arg_utils
                                            add_cli_args_from_dataclass) is re-implemented in
-                                           sglang_fields(). A file that is only a prefix of the
-                                           real one is accepted: it is cut back to the last
-                                           complete field and the catalog says so.
+                                           sglang_fields(); the manual parser.add_argument calls
+                                           after it (dynamic choices, --config, deprecated aliases)
+                                           in sglang_cli(). Modules it imports are read from the
+                                           same tree when present (python/sglang/...): class
+                                           constants (Backend.ALL), enums (RealKvHashMode), the
+                                           parser maps (ReasoningParser.DetectorMap,
+                                           FunctionCallParser.ToolCallParserEnum) and the custom
+                                           argparse actions (arg_groups/argparse_actions.py, whose
+                                           __init__ defaults - nargs=0, const, default - are read).
+                                           A file that is only a prefix of the real one is
+                                           accepted: it is cut back to the last complete field and
+                                           the catalog says so (notes.sglang_partial).
+  --sglang-router-args FILE                sglang_router/router_args.py (RouterArgs.add_cli_args),
+                                           optional: the --router-* options Relax adds to the main
+                                           parser and the --sglang-router-* passthrough of
+                                           relax/backends/sglang/arguments.py
+                                           _add_prefixed_router_args (router_cli()).
 
 How Relax combines the parsers (relax/utils/arguments.py parse_args)
   0. _pre_parse_mode(): a throw-away parser (allow_abbrev=False, parse_known_args) reads
@@ -41,13 +56,16 @@ Regenerating for another version
   Put the sources of the new commits in directories laid out like the repositories (only the
   files above are needed), then run, e.g.
     python3 analyzer/data/gen_flags.py --relax-infra CACHE/relax-infra \
-        --relax-studio CACHE/relax-studio --megatron CACHE/megatron \
+        --relax-studio CACHE/relax-studio --megatron CACHE/megatron-patched --megatron-patch megatron_patch \
         --sglang-server-args CACHE/sglang/python/sglang/srt/server_args.py \
+        --sglang-router-args CACHE/sglang-router/bindings/python/src/sglang_router/router_args.py \
         --manifest CACHE/MANIFEST.json -o analyzer/data/flags.json
   MANIFEST.json names each source's repo and commit and each file's commit (see
   --commit-of KEY=SHA / --file-commit KEY:PATH=SHA to give them on the command line instead).
   The output is sorted and stable (one option per line). If a new Megatron/SGLang version changes
   the factory code (argument_utils.py / arg_utils.py), update megatron_factory()/sglang_fields().
+  A choices= or default= that names something not in the tree (a Rust binding, an environment
+  variable, sglang.srt.utils.common) stays {"computed": ...} / choices null.
 """
 
 import argparse
@@ -79,6 +97,32 @@ class Computed:
 
 
 SUPPRESS = Computed('argparse.SUPPRESS')
+
+
+class NS:
+    """Static attributes of a class (`Backend.ALL`, `ServerArgs.reasoning_parser`), for lookups
+    through an Evaluator env."""
+
+    def __init__(self, name, attrs):
+        self.name = name
+        self.attrs = attrs
+
+    def __repr__(self):
+        return f'NS({self.name})'
+
+
+class EnumMember:
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+
+class EnumNS(NS):
+    """An Enum class: iterating it yields its members (name, value)."""
+
+    def __init__(self, name, members):
+        super().__init__(name, {m.name: m for m in members})
+        self.members = members
 
 
 class Module:
@@ -162,6 +206,9 @@ class Evaluator:
             a, b = self._ev(n.left), self._ev(n.right)
             if isinstance(a, str) and isinstance(b, str) and isinstance(n.op, ast.Add):
                 return a + b
+            if isinstance(n.op, ast.Add) and ((isinstance(a, list) and isinstance(b, list)) or
+                                              (isinstance(a, tuple) and isinstance(b, tuple))):
+                return a + b
             nums = (int, float)
             if isinstance(a, nums) and isinstance(b, nums) and not isinstance(a, bool) and not isinstance(b, bool):
                 ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
@@ -174,9 +221,47 @@ class Evaluator:
             for v in n.values:
                 if isinstance(v, ast.Constant):
                     parts.append(str(v.value))
+                elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and \
+                        v.value.id in self.env and v.conversion == -1 and v.format_spec is None and \
+                        isinstance(self.env[v.value.id], (str, int, float, list, tuple)) and \
+                        not isinstance(self.env[v.value.id], bool):
+                    # a local the caller evaluated (f"--{prefix}policy", f"... {choices}")
+                    parts.append(str(self.env[v.value.id]))
+                elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Attribute) and \
+                        v.value.attr == '__doc__':
+                    # another module's docstring pasted into a help (SGLang's human_readable_int):
+                    # not read, so left out rather than shown as '{...}'
+                    continue
                 else:
                     parts.append('{' + ast.unparse(v.value) + '}')
-            return ''.join(parts)
+            return ''.join(parts).rstrip() if any(isinstance(v, ast.FormattedValue) and
+                                                  isinstance(v.value, ast.Attribute) and
+                                                  v.value.attr == '__doc__' for v in n.values) else ''.join(parts)
+        if isinstance(n, ast.IfExp):
+            t = self._ev(n.test)
+            if not isinstance(t, bool):
+                raise _NotStatic
+            return self._ev(n.body if t else n.orelse)
+        if isinstance(n, ast.Subscript):
+            base, idx = self._ev(n.value), self._ev(n.slice)
+            if isinstance(base, (list, tuple)) and isinstance(idx, int) and not isinstance(idx, bool) \
+                    and -len(base) <= idx < len(base):
+                return base[idx]
+            if isinstance(base, dict) and isinstance(idx, (str, int)) and idx in base:
+                return base[idx]
+            raise _NotStatic
+        if isinstance(n, ast.ListComp) and len(n.generators) == 1 and not n.generators[0].ifs and \
+                isinstance(n.generators[0].target, ast.Name) and not n.generators[0].is_async:
+            it = self._ev(n.generators[0].iter)
+            if isinstance(it, EnumNS):
+                it = it.members
+            if not isinstance(it, (list, tuple)):
+                raise _NotStatic
+            out = []
+            for x in it:
+                sub = Evaluator(self.module, dict(self.env, **{n.generators[0].target.id: x}))
+                out.append(sub._ev(n.elt))
+            return out
         if isinstance(n, ast.Name):
             if n.id in self.env:
                 return self.env[n.id]
@@ -185,11 +270,28 @@ class Evaluator:
             raise _NotStatic
         if isinstance(n, ast.Attribute) and ast.unparse(n) == 'argparse.SUPPRESS':
             return SUPPRESS
+        if isinstance(n, ast.Attribute):
+            base = self._ev(n.value)
+            if isinstance(base, NS) and n.attr in base.attrs:
+                return base.attrs[n.attr]
+            if isinstance(base, EnumMember) and n.attr in ('name', 'value'):
+                return getattr(base, n.attr)
+            raise _NotStatic
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ('list', 'tuple') \
                 and len(n.args) == 1 and not n.keywords:
             v = self._ev(n.args[0])
+            if isinstance(v, EnumNS):
+                v = v.members
+            if isinstance(v, dict):
+                v = list(v)
             if isinstance(v, (list, tuple, set)):
                 return list(v) if n.func.id == 'list' else tuple(v)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and not n.args and not n.keywords:
+            base = self._ev(n.func.value)
+            if isinstance(base, dict) and n.func.attr == 'keys':
+                return list(base)
+            if isinstance(base, str) and n.func.attr in ('lower', 'upper'):
+                return getattr(base, n.func.attr)()
         raise _NotStatic
 
 
@@ -291,6 +393,8 @@ def make_option(names, kw, ev, *, parser, file, line, group=None, type_override=
         if isinstance(choices, Computed):
             choices = None
         else:
+            if isinstance(choices, (set, frozenset)):  # argparse keeps the set; its order is the hash's
+                choices = sorted(choices, key=lambda x: json.dumps(jsonable(x), sort_keys=True))
             choices = [c if isinstance(c, str) else (c.text if isinstance(c, Computed) else json.dumps(c) if not isinstance(c, (int, float)) else str(c)) for c in choices]
     help_ = val('help', '')
     if isinstance(help_, tuple):
@@ -718,7 +822,7 @@ def megatron_parser(mroot):
 # Relax: add_slime_arguments on top of the Megatron parser
 # --------------------------------------------------------------------------------------------
 
-def relax_parser(root, fork, mparser):
+def relax_parser(root, fork, mparser, router=None):
     args_mod = Module(os.path.join(root, 'relax/utils/arguments.py'), 'relax/utils/arguments.py')
     opd_path = os.path.join(root, 'relax/utils/opd/opd_utils.py')
     opd_mod = Module(opd_path, 'relax/utils/opd/opd_utils.py') if os.path.exists(opd_path) else None
@@ -761,6 +865,16 @@ def relax_parser(root, fork, mparser):
                 elif isinstance(node.func, ast.Attribute) and ast.unparse(node.func) == 'RouterArgs.add_cli_args':
                     notes['router_args_calls'].append({'file': module.relpath, 'line': node.lineno,
                                                         'call': ast.unparse(node)})
+                    if router is not None:
+                        # sglang_router RouterArgs.add_cli_args on the main (Megatron+Relax) parser
+                        rkw = {k.arg: Evaluator(module).ev(k.value) for k in node.keywords}
+                        for e in router_cli(router['mod'], router['env'], rkw.get('use_router_prefix', False),
+                                            rkw.get('exclude_host_port', False)):
+                            opt = make_option(e['names'], e['kw'], Evaluator(router['mod'], router['env']),
+                                              parser='relax', file=ROUTER_FILE, line=e['line'], group=e['group'])
+                            opt['function'] = 'RouterArgs.add_cli_args'
+                            opt['router_source'] = 'sglang-router'
+                            parser.add(apply_action_extra(opt, e['extra']))
                 elif isinstance(node.func, ast.Name) and node.func.id in nested and node.func.id != fname:
                     run_fn(nested[node.func.id], args_mod)
                 elif isinstance(node.func, ast.Name) and node.func.id in top and node.func.id.startswith('_add_'):
@@ -884,12 +998,154 @@ def sg_infer(tname):
     return tname if tname in ('str', 'int', 'float') else 'str'
 
 
-def sglang_fields(mod):
-    """arg_utils.add_cli_args_from_dataclass(parser, ServerArgs): list of (names, kw, line)."""
+def class_namespace(module, cls, env=None):
+    """Static class attributes (plain and annotated assignments, `field(default=...)`) of a class
+    body, evaluated in order so later ones may name earlier ones (`ALL = (FULL, ...)`). A dict
+    literal keeps its static keys even when its values are not static (`DetectorMap`). An Enum
+    class becomes an EnumNS of its members."""
+    env = dict(env or {})
+    attrs = {}
+    bases = [ast.unparse(b) for b in cls.bases]
+    is_enum = any(b.split('.')[-1] in ('Enum', 'IntEnum', 'StrEnum', 'IntFlag', 'Flag') for b in bases)
+    members = []
+    for st in cls.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            name, value = st.targets[0].id, st.value
+        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+            name, value = st.target.id, st.value
+        else:
+            continue
+        ev = Evaluator(module, dict(env, **attrs))
+        if isinstance(value, ast.Call) and ast.unparse(value.func) in ('dataclasses.field', 'field'):
+            kws = {k.arg: k.value for k in value.keywords}
+            if 'default' not in kws:
+                continue  # default_factory fields leave no class attribute
+            v = ev.ev(kws['default'])
+        elif isinstance(value, ast.Dict) and all(k is not None for k in value.keys):
+            v = {ev.ev(k): ev.ev(x) for k, x in zip(value.keys, value.values)}
+            if any(isinstance(k, Computed) for k in v):
+                v = Computed(ast.unparse(value))
+        else:
+            v = ev.ev(value)
+        attrs[name] = v
+        if is_enum and not name.startswith('_'):
+            members.append(EnumMember(name, v))
+    return EnumNS(cls.name, members) if is_enum else NS(cls.name, attrs)
+
+
+def module_env(tree, mod):
+    """Names a module can see statically: its own top-level classes, and the classes and
+    constants it imports from modules present in `tree` (the source cache). Anything not present
+    stays unknown (Computed)."""
+    env = {}
+    for node in mod.tree.body:
+        if isinstance(node, ast.ClassDef):
+            env[node.name] = class_namespace(mod, node)
+    for local, (dotted, orig, level) in sorted(mod.imports.items()):
+        if level or tree is None:
+            continue
+        m = tree.module(dotted)
+        if m is None:
+            continue
+        cls = next((n for n in m.tree.body if isinstance(n, ast.ClassDef) and n.name == orig), None)
+        if cls is not None:
+            env[local] = class_namespace(m, cls)
+        elif orig in m.consts:
+            v = Evaluator(m).ev(m.consts[orig])
+            if not isinstance(v, Computed):
+                env[local] = v
+    return env
+
+
+def kwval(ev, v):
+    """A keyword value as make_option keeps it: ('py', value) or an AST node."""
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == 'py':
+        return v[1]
+    return ev.ev(v)
+
+
+def custom_action_info(tree, mod, node):
+    """What an `action=SomeAction` class does with add_argument's keywords, read from its
+    __init__: the argparse.Action keywords it fills with its own defaults (nargs=0, default=False,
+    const=True ...), and the extra keywords it consumes itself (new_flag, error_message, ...)."""
+    if not isinstance(node, ast.Name):
+        return None
+    m, cls = tree.resolve_class(mod, node.id) if tree is not None else (None, None)
+    if cls is None:
+        return None
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == '__init__'), None)
+    info = {'class': cls.name, 'file': m.relpath, 'line': cls.lineno, 'argparse_defaults': {},
+            'consumed': [], 'calls_parser_error': False}
+    info['stores'] = False
+    for n in ast.walk(cls):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == 'error' \
+                and ast.unparse(n.func.value) == 'parser':
+            info['calls_parser_error'] = True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == 'setattr':
+            info['stores'] = True
+    if init is None:
+        return info
+    args = init.args.args[3:]  # self, option_strings, dest
+    defaults = init.args.defaults[len(init.args.defaults) - len(args):] if args else []
+    pad = [None] * (len(args) - len(defaults))
+    passed = set()
+    for n in ast.walk(init):
+        if isinstance(n, ast.Call) and ast.unparse(n.func).endswith('__init__'):
+            for k in n.keywords:
+                if k.arg is not None and isinstance(k.value, ast.Name) and k.value.id == k.arg:
+                    passed.add(k.arg)
+    ev = Evaluator(m)
+    for a, d in zip(args, pad + list(defaults)):
+        if a.arg in passed:
+            info['argparse_defaults'][a.arg] = ev.ev(d) if d is not None else None
+        else:
+            info['consumed'].append(a.arg)
+    return info
+
+
+def static_kwargs(call, ev, tree=None, mod=None):
+    """add_argument keywords evaluated with `ev` (locals already in its env), as ('py', value)
+    entries make_option takes; type= and action= are kept by name. Returns (names, kw, extra)
+    where extra holds what a custom action class consumes and its deprecation."""
+    names = []
+    for a in call.args:
+        v = ev.ev(a)
+        if not isinstance(v, str):
+            return None, None, None
+        names.append(v)
+    kw = {}
+    raw = {}
+    for k in call.keywords:
+        if k.arg is None:
+            return None, None, None
+        raw[k.arg] = k.value
+    extra = {}
+    info = custom_action_info(tree, mod, raw.get('action')) if 'action' in raw else None
+    for k, v in raw.items():
+        if k == 'type':
+            kw[k] = ('py', type_name(v))
+        elif k == 'action':
+            kw[k] = ('py', action_name(v))
+        elif info is not None and k in info['consumed']:
+            extra[k] = jsonable(ev.ev(v))
+        else:
+            kw[k] = ('py', ev.ev(v))
+    if info is not None:
+        for k, d in info['argparse_defaults'].items():
+            if k not in kw:
+                kw[k] = ('py', d)
+        if 'type' not in raw and kwval(ev, kw.get('nargs', ('py', None))) == 0:
+            kw['type'] = ('py', 'none')  # a flag that takes no value, like store_true
+        extra['_action'] = info
+    return names, kw, extra
+
+
+def sglang_fields(mod, env):
+    """arg_utils.add_cli_args_from_dataclass(parser, ServerArgs): list of (names, kw, line, field)."""
     cls = next((n for n in mod.tree.body if isinstance(n, ast.ClassDef) and n.name == 'ServerArgs'), None)
     if cls is None:
         raise SystemExit('ServerArgs not found')
-    ev = Evaluator(mod)
+    ev = Evaluator(mod, env)
     out = []
     for st in cls.body:
         if not (isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)):
@@ -914,7 +1170,10 @@ def sglang_fields(mod):
                 default = ev.ev(kws['default'])
             elif 'default_factory' in kws:
                 fac = ast.unparse(kws['default_factory'])
-                default = {'list': [], 'dict': {}, 'set': set()}.get(fac, Computed(fac + '()'))
+                default = {'list': [], 'dict': {}, 'set': set()}.get(fac)
+                if default is None:
+                    lam = kws['default_factory']
+                    default = ev.ev(lam.body) if isinstance(lam, ast.Lambda) else Computed(fac + '()')
             else:
                 missing = True
                 default = None
@@ -976,19 +1235,126 @@ def sglang_fields(mod):
     return out
 
 
-def relax_sglang_parser(root, fork, sg_mod, sg_partial, opd_mod):
-    """add_sglang_arguments(parser) for one fork; returns (rollout parser, teacher parser, dropped)."""
+def sglang_cli(mod, env, tree, partial=False):
+    """ServerArgs.add_cli_args(parser) in registration order: the dataclass factory's fields, then
+    the manual parser.add_argument calls (dynamic choices, --config, deprecated aliases).
+    Items: dict(names, kw, line, field or None, extra)."""
+    cls = next((n for n in mod.tree.body if isinstance(n, ast.ClassDef) and n.name == 'ServerArgs'), None)
+    fn = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == 'add_cli_args'), None) if cls else None
+    if fn is None:
+        if partial:  # a prefix of server_args.py: only the fields read so far
+            return [{'names': names, 'kw': kw, 'line': line, 'field': field, 'extra': {}}
+                    for names, kw, line, field in sglang_fields(mod, env)]
+        raise SystemExit('ServerArgs.add_cli_args not found')
+    local = dict(env)
+    out = []
+    for st in fn.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            local[st.targets[0].id] = Evaluator(mod, local).ev(st.value)
+            continue
+        if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)):
+            continue
+        call = st.value
+        if ast.unparse(call.func) == 'add_cli_args_from_dataclass':
+            for names, kw, line, field in sglang_fields(mod, env):
+                out.append({'names': names, 'kw': kw, 'line': line, 'field': field, 'extra': {}})
+        elif is_call_to(call, 'add_argument') and ast.unparse(call.func.value) == 'parser':
+            names, kw, extra = static_kwargs(call, Evaluator(mod, local), tree, mod)
+            if names is None:
+                raise SystemExit(f'{mod.relpath}:{call.lineno}: non-static add_argument')
+            out.append({'names': names, 'kw': kw, 'line': call.lineno, 'field': None, 'extra': extra})
+    return out
+
+
+def apply_action_extra(opt, extra, prefix='--'):
+    """Catalog keys for a custom action class (deprecation, the keywords it consumed). prefix: how
+    this parser spells ServerArgs' flags (--sglang-, --teacher-sglang-), so a deprecated alias
+    names its replacement as a user of that parser writes it."""
+    info = extra.get('_action')
+    args = {k: v for k, v in extra.items() if not k.startswith('_')}
+    if isinstance(args.get('new_flag'), str) and args['new_flag'].startswith('--'):
+        args['new_flag'] = prefix + args['new_flag'][2:]
+    if args:
+        opt['action_args'] = dict(sorted(args.items()))
+    if info is None:
+        return opt
+    opt['action_class'] = f"{info['file']}:{info['line']} {info['class']}"
+    if info['class'].startswith('Deprecated'):
+        new = args.get('new_flag')
+        if info['calls_parser_error'] and args.get('error_message'):
+            opt['deprecated'] = f"{info['class']}: parser.error: {args['error_message']}"
+            opt['deprecated_effect'] = 'error'
+        else:
+            h = help_deprecation(opt.get('help'))
+            said = h[len('help: '):] if h and h.startswith('help: ') else None
+            opt['deprecated'] = (said + ' ' if said else '') + \
+                f"({info['class']} prints a deprecation warning and " + \
+                ('still stores the value' if info['stores'] else 'the flag has no other effect') + \
+                (f"; use {new})" if new and not (said and new in said) else ')')
+            opt['deprecated_effect'] = 'warning'
+    return opt
+
+
+def router_cli(mod, env, use_router_prefix, exclude_host_port):
+    """RouterArgs.add_cli_args(parser, use_router_prefix, exclude_host_port) (sglang_router
+    router_args.py): list of dict(names, kw, line, group, extra) in registration order."""
+    cls = next((n for n in mod.tree.body if isinstance(n, ast.ClassDef) and n.name == 'RouterArgs'), None)
+    fn = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == 'add_cli_args'), None) if cls else None
+    if fn is None:
+        raise SystemExit(f'{mod.relpath}: RouterArgs.add_cli_args not found')
+    local = dict(env, use_router_prefix=use_router_prefix, exclude_host_port=exclude_host_port)
+    groups = {}
+    out = []
+
+    def run(body):
+        for st in body:
+            if isinstance(st, ast.If):
+                test = Evaluator(mod, local).ev(st.test) if not isinstance(st.test, ast.UnaryOp) else None
+                if isinstance(st.test, ast.UnaryOp) and isinstance(st.test.op, ast.Not):
+                    t = Evaluator(mod, local).ev(st.test.operand)
+                    test = (not t) if isinstance(t, bool) else Computed(ast.unparse(st.test))
+                if not isinstance(test, bool):
+                    raise SystemExit(f'{mod.relpath}:{st.lineno}: cannot decide `if {ast.unparse(st.test)}`')
+                run(st.body if test else st.orelse)
+                continue
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                v = st.value
+                if is_call_to(v, 'add_argument_group'):
+                    groups[st.targets[0].id] = Evaluator(mod, local).ev(v.args[0]) if v.args else None
+                else:
+                    local[st.targets[0].id] = Evaluator(mod, local).ev(v)
+                continue
+            if isinstance(st, ast.Expr) and is_call_to(st.value, 'add_argument'):
+                call = st.value
+                names, kw, extra = static_kwargs(call, Evaluator(mod, local))
+                if names is None:
+                    raise SystemExit(f'{mod.relpath}:{call.lineno}: non-static add_argument')
+                out.append({'names': names, 'kw': kw, 'line': call.lineno,
+                            'group': groups.get(ast.unparse(call.func.value)), 'extra': extra})
+    run(fn.body)
+    return out
+
+
+ROUTER_FILE = 'bindings/python/src/sglang_router/router_args.py'
+
+
+def relax_sglang_parser(root, fork, sg, opd_mod, router):
+    """add_sglang_arguments(parser) for one fork; returns (rollout parser, teacher parser, dropped, ...)."""
+    sg_mod, sg_env, sg_tree = sg['mod'], sg['env'], sg['tree']
     mod = Module(os.path.join(root, 'relax/backends/sglang/arguments.py'), 'relax/backends/sglang/arguments.py')
-    fn = next(n for n in mod.tree.body if isinstance(n, ast.FunctionDef) and n.name == 'add_sglang_arguments')
-    router_fn = next(n for n in mod.tree.body if isinstance(n, ast.FunctionDef) and n.name == 'add_sglang_router_arguments')
+    top = {n.name: n for n in mod.tree.body if isinstance(n, ast.FunctionDef)}
+    fn = top['add_sglang_arguments']
+    router_fn = top['add_sglang_router_arguments']
     ev = Evaluator(mod)
     p = ParserModel(fork + ':sglang')
     skipped = None
     for st in ast.walk(fn):
         if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name) and st.targets[0].id == 'skipped_args':
             skipped = ev.ev(st.value)
-    fields = sglang_fields(sg_mod)
+    entries = sglang_cli(sg_mod, sg_env, sg_tree, sg['partial'])
+    sev = Evaluator(sg_mod, sg_env)
     dropped = []
+    router_notes = {'passthrough': None}
 
     def add_plain(node, module):
         names, kw = call_kwargs(node)
@@ -996,10 +1362,56 @@ def relax_sglang_parser(root, fork, sg_mod, sg_partial, opd_mod):
         opt['function'] = 'add_sglang_arguments'
         p.add(opt)
 
+    def canonical(names, kw):
+        """The wrappers' skip key: dest= if given, else the first long flag (--a-b -> a_b)."""
+        if 'dest' in kw:
+            return kwval(sev, kw['dest'])
+        for s in names:
+            if s.startswith('--'):
+                return s[2:].replace('-', '_')
+        return None
+
+    def prefixed_router_args(fdef):
+        """relax _add_prefixed_router_args: RouterArgs.add_cli_args(parser, use_router_prefix=False,
+        exclude_host_port=False) with argparse._ActionsContainer.add_argument patched: fields in
+        _router_passthrough_skip_fields() are dropped, --x becomes --sglang-router-x, and a dest
+        not starting with router_ becomes router_<dest>."""
+        skip_fn = top.get('_router_passthrough_skip_fields')
+        skip = set()
+        if skip_fn is not None:
+            for n in ast.walk(skip_fn):
+                if isinstance(n, ast.Return) and n.value is not None:
+                    skip = set(ev.ev(n.value))
+        call = next((n for n in ast.walk(fdef) if isinstance(n, ast.Call) and
+                     ast.unparse(n.func) == 'RouterArgs.add_cli_args'), None)
+        kws = {k.arg: ev.ev(k.value) for k in call.keywords}
+        router_notes['passthrough'] = {'file': mod.relpath, 'line': call.lineno, 'call': ast.unparse(call),
+                                       'skipped_fields': sorted(skip)}
+        if router is None:
+            router_notes['passthrough']['not_read'] = True
+            return
+        rev = Evaluator(router['mod'], router['env'])
+        for e in router_cli(router['mod'], router['env'], kws.get('use_router_prefix', False),
+                            kws.get('exclude_host_port', False)):
+            canon = canonical(e['names'], e['kw'])
+            if canon in skip:
+                continue
+            names = ['--sglang-router-' + s[2:] if s.startswith('--') else s for s in e['names']]
+            kw = dict(e['kw'])
+            if canon and not str(canon).startswith('router_'):
+                kw['dest'] = ('py', 'router_' + canon)
+            opt = make_option(names, kw, rev, parser='sglang', file=ROUTER_FILE, line=e['line'], group=e['group'])
+            opt['function'] = '_add_prefixed_router_args -> RouterArgs.add_cli_args'
+            opt['router_source'] = 'sglang-router'
+            p.add(apply_action_extra(opt, e['extra']))
+
     for node in router_fn.body:
         for c in ast.walk(node):
             if is_call_to(c, 'add_argument'):
                 add_plain(c, mod)
+            elif isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == '_add_prefixed_router_args' \
+                    and c.func.id in top:
+                prefixed_router_args(top[c.func.id])
     set_defaults = {}
     for st in fn.body:
         for c in ast.walk(st):
@@ -1009,58 +1421,62 @@ def relax_sglang_parser(root, fork, sg_mod, sg_partial, opd_mod):
         if isinstance(st, ast.FunctionDef):
             continue
         if isinstance(st, ast.Expr) and is_call_to(st.value, 'add_cli_args') and ast.unparse(st.value.func) == 'ServerArgs.add_cli_args':
-            sev = Evaluator(sg_mod)
-            for names, kw, line, fname in fields:
-                canon = None
-                if 'dest' in kw:
-                    canon = sev.ev(kw['dest']) if not isinstance(kw['dest'], tuple) else kw['dest'][1]
-                else:
-                    for s in names:
-                        if s.startswith('--'):
-                            canon = s[2:].replace('-', '_')
-                            break
+            for e in entries:
+                names, kw, line, fname = e['names'], e['kw'], e['line'], e['field']
+                canon = canonical(names, kw)
                 new_names = ['--sglang-' + s.lstrip('-') for s in names]
                 if canon and canon in skipped:
                     dropped.append({'names': new_names, 'field': fname, 'line': line})
                     continue
                 kw2 = dict(kw)
                 if 'dest' in kw2:
-                    d = sev.ev(kw2['dest'])
+                    d = kwval(sev, kw2['dest'])
                     if isinstance(d, str) and not d.startswith('sglang_'):
                         kw2['dest'] = ('py', 'sglang_' + d)
                 opt = make_option(new_names, kw2, sev, parser='sglang', file='python/sglang/srt/server_args.py', line=line)
-                opt['sglang_field'] = fname
-                p.add(opt)
+                if fname is not None:
+                    opt['sglang_field'] = fname
+                else:
+                    opt['function'] = 'ServerArgs.add_cli_args'
+                p.add(apply_action_extra(opt, e['extra'], '--sglang-'))
             continue
         if isinstance(st, ast.Expr) and is_call_to(st.value, 'add_argument') and ast.unparse(st.value.func.value) == 'parser':
             add_plain(st.value, mod)
-    # teacher mirror (opd_utils._mirror_teacher_sglang_server_args)
+    # parser.set_defaults(router_balance_abs_threshold=..., ...) runs after the router options are
+    # registered: argparse writes the new default into every action with that dest
+    for o in p.options:
+        if o['dest'] in set_defaults:
+            o['default_before_set_defaults'] = o['default']
+            o['default'] = jsonable(set_defaults[o['dest']])
+            o['set_defaults_at'] = mod.relpath
+    # a dropped ServerArgs spelling that Relax registers itself (--sglang-config) is not dropped
+    dropped = [d for d in dropped if not any(n in p.by_string for n in d['names'])]
+    # teacher mirror (opd_utils._mirror_teacher_sglang_server_args): ServerArgs.add_cli_args with
+    # every flag -> --teacher-sglang-x, dest -> teacher_sglang_<dest>, default=SUPPRESS
     tp = ParserModel(fork + ':teacher')
     tskip = ()
     if opd_mod is not None and '_SGLANG_PASSTHROUGH_SKIP_ARGS' in opd_mod.consts:
         tskip = Evaluator(opd_mod).ev(opd_mod.consts['_SGLANG_PASSTHROUGH_SKIP_ARGS'])
-        sev = Evaluator(sg_mod)
-        for names, kw, line, fname in fields:
-            canon = sev.ev(kw['dest']) if 'dest' in kw and not isinstance(kw['dest'], tuple) else None
-            if not canon:
-                for s in names:
-                    if s.startswith('--'):
-                        canon = s[2:].replace('-', '_')
-                        break
+        for e in entries:
+            names, kw, line, fname = e['names'], e['kw'], e['line'], e['field']
+            canon = canonical(names, kw)
             if canon in tskip:
                 continue
             kw2 = dict(kw)
             if 'dest' in kw2:
-                d = sev.ev(kw2['dest'])
+                d = kwval(sev, kw2['dest'])
                 if isinstance(d, str) and not d.startswith('teacher_sglang_'):
                     kw2['dest'] = ('py', 'teacher_sglang_' + d)
             kw2['default'] = ('py', SUPPRESS)
             opt = make_option(['--teacher-sglang-' + s.lstrip('-') for s in names], kw2, sev, parser='sglang',
                               file='python/sglang/srt/server_args.py', line=line)
-            opt['sglang_field'] = fname
+            if fname is not None:
+                opt['sglang_field'] = fname
+            else:
+                opt['function'] = 'ServerArgs.add_cli_args'
             opt['sglang_parser'] = 'teacher'
-            tp.add(opt)
-    return p, tp, dropped, set_defaults, skipped, tskip, mod
+            tp.add(apply_action_extra(opt, e['extra'], '--teacher-sglang-'))
+    return p, tp, dropped, set_defaults, skipped, tskip, mod, router_notes
 
 
 # --------------------------------------------------------------------------------------------
@@ -1173,7 +1589,13 @@ def main():
     ap.add_argument('--relax-studio', required=True)
     ap.add_argument('--megatron', required=True)
     ap.add_argument('--sglang-server-args', required=True)
+    ap.add_argument('--sglang-router-args', help='sglang_router router_args.py (RouterArgs); without it the '
+                    '--router-* / --sglang-router-* passthrough options are left out and noted as not read')
     ap.add_argument('--manifest', help='JSON: {key: {repo, commit, files: {path: commit}}}')
+    ap.add_argument('--megatron-patch', metavar='KEY',
+                    help='the --megatron tree has a patch applied (the Relax image patches Megatron-LM '
+                    'before training): KEY names its manifest entry ({repo, path, commit, git_blob}), '
+                    'recorded as sources.megatron.patched_with; line numbers are the patched files\'')
     ap.add_argument('--commit-of', action='append', default=[], help='KEY=SHA')
     ap.add_argument('--file-commit', action='append', default=[], help='KEY:PATH=SHA')
     ap.add_argument('-o', '--output', required=True)
@@ -1183,11 +1605,18 @@ def main():
                'relax-studio': {'repo': 'redai-studio/Relax', 'commit': None, 'files': {}},
                'megatron': {'repo': 'NVIDIA/Megatron-LM', 'commit': None, 'files': {}},
                'sglang': {'repo': 'sgl-project/sglang', 'commit': None, 'files': {}}}
+    if a.sglang_router_args:
+        sources['sglang-router'] = {'repo': None, 'commit': None, 'files': {}}
     if a.manifest:
         man = json.load(open(a.manifest))
         for k, v in man.items():
             if k in sources:
                 sources[k].update(v)
+    if a.megatron_patch:
+        if not a.manifest or a.megatron_patch not in man:
+            sys.exit('gen_flags.py: --megatron-patch %s: no such entry in the manifest' % a.megatron_patch)
+        sources['megatron']['patched_with'] = {k: man[a.megatron_patch][k] for k in
+                                               ('repo', 'path', 'commit', 'git_blob') if k in man[a.megatron_patch]}
     for kv in a.commit_of:
         k, v = kv.split('=', 1)
         sources[k]['commit'] = v
@@ -1201,14 +1630,24 @@ def main():
     mdep, mvals = validator_notes(margs_mod, 'validate_args', mflags)
 
     sg_mod, sg_partial, sg_cut = load_partial_module(a.sglang_server_args, 'python/sglang/srt/server_args.py')
+    # the tree that holds sglang/ (python/ of a checkout, or the cache's copy of it): modules
+    # server_args.py imports from are read from it when present (choice lists, action classes)
+    sg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(a.sglang_server_args))))
+    sg_tree = Tree(sg_root, 'sglang')
+    sg = {'mod': sg_mod, 'env': module_env(sg_tree, sg_mod), 'tree': sg_tree, 'partial': sg_partial}
+    router = None
+    if a.sglang_router_args:
+        rmod = Module(a.sglang_router_args, ROUTER_FILE)
+        router = {'mod': rmod, 'env': module_env(None, rmod)}
 
     forks = {'relax-infra': a.relax_infra, 'relax-studio': a.relax_studio}
     per_fork = {}
     for fork, root in forks.items():
-        rp, pre, resets, rnotes, amod, omod, removed = relax_parser(root, fork, mparser)
-        sp, tp, dropped, sdefs, skipped, tskip, smod = relax_sglang_parser(root, fork, sg_mod, sg_partial, omod)
+        rp, pre, resets, rnotes, amod, omod, removed = relax_parser(root, fork, mparser, router)
+        sp, tp, dropped, sdefs, skipped, tskip, smod, srnotes = relax_sglang_parser(root, fork, sg, omod, router)
         per_fork[fork] = dict(rp=rp, pre=pre, resets=resets, rnotes=rnotes, amod=amod, omod=omod, sp=sp, tp=tp,
                               dropped=dropped, sdefs=sdefs, skipped=skipped, tskip=tskip, removed=removed,
+                              srnotes=srnotes,
                               rdep=validator_notes(amod, 'slime_validate_args',
                                                    {n: o['dest'] for o in rp.options for n in o['names']}))
 
@@ -1286,12 +1725,12 @@ def main():
         for o in d['sp'].options:
             o = dict(o)
             o['sglang_parser'] = 'rollout'
-            if help_deprecation(o['help']):
+            if help_deprecation(o['help']) and not o.get('deprecated_effect'):
                 o['deprecated'] = help_deprecation(o['help'])
             lst.append(o)
         for o in d['tp'].options:
             o = dict(o)
-            if help_deprecation(o['help']):
+            if help_deprecation(o['help']) and not o.get('deprecated_effect'):
                 o['deprecated'] = help_deprecation(o['help'])
             lst.append(o)
         sg_by_fork[fork] = lst
@@ -1379,11 +1818,26 @@ def main():
                                   'dynamic-choice parsers, --config) are missing; treat an unknown --sglang-* / '
                                   '--teacher-sglang-* flag as "not in catalog", not as an error') if sg_partial else None,
         'router_args': {'calls': {f: d['rnotes']['router_args_calls'] for f, d in per_fork.items()},
-                        'detail': 'sglang_router RouterArgs.add_cli_args adds --router-* options to the main parser '
-                                  '(use_router_prefix=True, exclude_host_port=True) and, via '
-                                  'relax/backends/sglang/arguments.py _add_prefixed_router_args, --sglang-router-* '
-                                  'options to the sglang parser. Their source (the sglang_router wheel) was not read: '
-                                  'these names are NOT in the catalog; do not report them as unknown.'},
+                        'passthrough': {f: d['srnotes']['passthrough'] for f, d in per_fork.items()},
+                        'read': router is not None,
+                        'counts': {'relax (main parser)': sum(1 for o in options if o.get('router_source') and o['parser'] == 'relax'),
+                                   'sglang (rollout passthrough)': sum(1 for o in options if o.get('router_source') and o['parser'] == 'sglang')},
+                        'detail': ('sglang_router RouterArgs.add_cli_args adds its options to the main parser '
+                                   '(use_router_prefix=True, exclude_host_port=True: --router-x, but --worker-urls '
+                                   'keeps its name) and, via relax/backends/sglang/arguments.py '
+                                   '_add_prefixed_router_args (argparse._ActionsContainer.add_argument patched, '
+                                   'use_router_prefix=False, exclude_host_port=False), --sglang-router-x (dest '
+                                   'router_x, fields in _router_passthrough_skip_fields dropped) to the sglang parser. '
+                                   'The sglang namespace is merged last, so a router_x value given to the main '
+                                   'parser as --router-x is overwritten by the sglang parser\'s router_x (its default '
+                                   'unless --sglang-router-x is given): see namespace_overwrites. Entries carry '
+                                   '"router_source": "sglang-router" (sources["sglang-router"] names the version read).')
+                        if router is not None else
+                        ('sglang_router RouterArgs.add_cli_args adds --router-* options to the main parser '
+                         '(use_router_prefix=True, exclude_host_port=True) and, via '
+                         'relax/backends/sglang/arguments.py _add_prefixed_router_args, --sglang-router-* '
+                         'options to the sglang parser. Their source (the sglang_router wheel) was not read: '
+                         'these names are NOT in the catalog; do not report them as unknown.')},
         'sglang_set_defaults': {f: jsonable(d['sdefs']) for f, d in per_fork.items()},
         'sglang_skip_fields': {f: sorted(d['skipped']) for f, d in per_fork.items()},
         'teacher_sglang_skip_fields': {f: sorted(d['tskip']) for f, d in per_fork.items()},

@@ -21,13 +21,13 @@
 #include "flagcat/fc_int.h"
 
 #define FB_MAGIC 0x43464450u /* "PDFC" */
-#define FB_VERSION 1u
+#define FB_VERSION 2u
 #define NONE 0xFFFFFFFFu
 
 enum {
   F_NAMES, F_NNAMES, F_DEST, F_PARSER, F_IN, F_ACTION, F_NARGS, F_TYPE, F_TYPE_TEXT, F_CHOICES,
   F_NCHOICES, F_DEFAULT, F_COMPUTED, F_HELP, F_DEPRECATED, F_DEP, F_DEPV, F_NDEPV, F_SGLANG, F_FILE,
-  F_LINE, F_RESET, FB_FIELDS
+  F_LINE, F_RESET, F_REPLACED_BY, FB_FIELDS
 };
 enum { H_MAGIC, H_VERSION, H_NOPTS, H_STRLEN, H_NWORDS, H_NDROPPED, H_NUNCOVERED, H_NREJECTED,
        H_ORIGIN, FB_HEADER = H_ORIGIN + FC_NPARSERS };
@@ -79,6 +79,7 @@ static void record(writer *w, const fc_option *o, uint32_t *r) {
     words_of(w, t, 3);
   }
   r[F_SGLANG] = o->sglang, r[F_FILE] = str_of(w, o->file), r[F_LINE] = (uint32_t)o->line, r[F_RESET] = o->reset;
+  r[F_REPLACED_BY] = str_of(w, o->replaced_by);
 }
 
 void fc_to_binary(const fc_catalog *c, pd_buf *out) {
@@ -174,6 +175,7 @@ static void read_option(reader *r, fc_option *o, const unsigned char *rec) {
   o->dep_values = dv, o->ndep_values = f[F_NDEPV];
   o->sglang = (fc_sglang_parser)f[F_SGLANG], o->file = str_at(r, f[F_FILE]);
   o->line = (long)f[F_LINE], o->reset = f[F_RESET] != 0;
+  o->replaced_by = str_at(r, f[F_REPLACED_BY]);
   if (!o->nnames || !o->names[0] || !o->default_text || !o->help) r->bad = true;
 }
 

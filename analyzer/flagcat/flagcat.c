@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/data.h"
 #include "base/hash.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "flagcat/fc_int.h"
 
@@ -157,6 +158,8 @@ static void load_deprecation(fc_catalog *c, fc_option *op, json_t *o) {
     }
   }
   op->deprecated = fc_keep_dup(c, text);
+  const char *repl = json_string_value(json_object_get(json_object_get(o, "action_args"), "new_flag"));
+  op->replaced_by = text && repl && pd_str_starts(repl, "--") ? fc_keep_dup(c, repl) : NULL;
   json_t *vals = json_object_get(o, "deprecated_values");
   size_t n = json_object_size(vals), k = 0;
   fc_dep_value *dv = n ? pd_xcalloc(n, sizeof *dv) : NULL;
@@ -272,6 +275,10 @@ static void load_origins(fc_catalog *c, json_t *sources) {
       if (!repo) continue;
       pd_buf_printf(&b, "%s%s", b.len ? ", " : "", repo);
       if (commit) pd_buf_printf(&b, " @ %.12s", commit);
+      /* the tree as Relax's image runs it: the pinned commit with the image's patch applied */
+      json_t *patch = json_object_get(s, "patched_with");
+      const char *ppath = json_string_value(json_object_get(patch, "path"));
+      if (ppath) pd_buf_printf(&b, " + %s", pd_path_base(ppath));
     }
     c->origin[p] = b.len ? fc_keep(c, pd_buf_take(&b)) : "no source named";
     pd_buf_free(&b);
@@ -349,6 +356,7 @@ static void copy_option(fc_catalog *dst, const fc_option *o) {
   op.default_text = fc_keep_dup(dst, o->default_text);
   op.help = fc_keep_dup(dst, o->help);
   op.deprecated = fc_keep_dup(dst, o->deprecated);
+  op.replaced_by = fc_keep_dup(dst, o->replaced_by);
   op.file = fc_keep_dup(dst, o->file);
   fc_dep_value *dv = o->ndep_values ? pd_xcalloc(o->ndep_values, sizeof *dv) : NULL;
   for (size_t i = 0; i < o->ndep_values; i++)

@@ -71,6 +71,8 @@ typedef struct {
   const char *help;         /* "" when the source gives none */
   const char *deprecated;   /* NULL, or how it is deprecated / removed and what replaces it */
   fc_deprecation dep;       /* FC_DEP_NONE exactly when deprecated is NULL */
+  const char *replaced_by;  /* a deprecated alias's replacement as this parser spells it
+                               ("--sglang-cuda-graph-bs-decode"), or NULL */
   const fc_dep_value *dep_values; /* values validators warn about or refuse */
   size_t ndep_values;
   fc_sglang_parser sglang;  /* for FC_SGLANG options */

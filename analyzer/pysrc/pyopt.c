@@ -202,6 +202,7 @@ json_t *py_option(const char *text, size_t len, TSNode args, py_call_kind kind, 
     o = json_object();
     set_action(o, &c);
     const char *action = json_string_value(json_object_get(o, "action"));
+    if (!action) action = "store"; /* a NUL inside the source text cut the name short */
     if (!strcmp(action, "boolean_optional")) negations(c.names);
     json_object_set_new(o, "names", json_incref(c.names));
     char *dest = dest_of(&c);

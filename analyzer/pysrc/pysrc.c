@@ -6,6 +6,7 @@
 #include <tree_sitter/api.h>
 
 #include "base/alloc.h"
+#include "base/str.h"
 #include "pysrc/pyval.h"
 
 const TSLanguage *tree_sitter_python(void);
@@ -172,6 +173,11 @@ static char *syntax_error(const ps_file *f, TSNode root) {
 bool ps_read_options(const char *file, const char *text, size_t len, const char *const *only,
                      size_t nonly, json_t *options, char **err) {
   *err = NULL;
+  size_t bad = pd_utf8_bad(text, len);
+  if (bad < len) { /* Python refuses such a file too (SyntaxError: Non-UTF-8 code) */
+    *err = pd_xasprintf("%s: byte %zu is not UTF-8, so Python cannot read the file", file, bad);
+    return false;
+  }
   TSParser *p = ts_parser_new();
   if (!p || !ts_parser_set_language(p, tree_sitter_python())) {
     if (p) ts_parser_delete(p);

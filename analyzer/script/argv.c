@@ -293,7 +293,7 @@ static void deprecation(sm_builder *b, sm_model *m, size_t i) {
               fl->name, NULL);
   } else if (o->dep == FC_DEP_WARNING) { /* a help's "Deprecated" still runs: the hover says it */
     flag_cond(b, m, i, SM_INFO, "flag-deprecated", fl->range,
-              pd_xasprintf("%s: %s", fl->name, o->deprecated), fl->name, NULL);
+              pd_xasprintf("%s: %s", fl->name, o->deprecated), fl->name, o->replaced_by);
   }
 }
 
@@ -326,6 +326,18 @@ static void known_flag(sm_builder *b, sm_model *m, size_t i, const fc_catalog *c
   deprecation(b, m, i);
 }
 
+/* A deprecated alias stores into its replacement's dest: a look-up by the replacement's name
+ * (what the rules ask for) finds whichever of the two argparse read last. */
+static void alias_lookups(sm_model *m) {
+  for (size_t i = 0; i < m->nflags; i++) {
+    const sm_flag *fl = &m->flags[i];
+    if (!fl->opt || !fl->opt->replaced_by || fl->overridden) continue;
+    bool added;
+    pd_map_slot *slot = pd_map_put(&m->flag_index, fl->opt->replaced_by, &added);
+    if (added || slot->value < i) slot->value = i;
+  }
+}
+
 void sm_check_argv(sm_builder *b, sm_model *m, const fc_catalog *cat) {
   m->catalog = cat;
   for (size_t i = 0; i < m->nflags; i++) {
@@ -335,4 +347,5 @@ void sm_check_argv(sm_builder *b, sm_model *m, const fc_catalog *cat) {
     if (fl->opt) known_flag(b, m, i, cat);
     if (sm_argp_fails(fl->argp)) mark_broken(m, fl->name, i);
   }
+  alias_lookups(m);
 }

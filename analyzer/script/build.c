@@ -1,5 +1,6 @@
 /* build: sm_build and the model's lifetime, and the walk state (sm_walk) that a build fills,
  * a checkpoint copies and the model finally takes over. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,26 +291,105 @@ static void launch_environment(sm_builder *b) {
   }
 }
 
+static uint64_t mix_range(uint64_t h, sm_range r) {
+  uint32_t v[6] = {r.start_byte, r.end_byte, r.start_line, r.start_col, r.end_line, r.end_col};
+  return pd_hash(h, v, sizeof v);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s) {
+  return s ? pd_hash(h, s, strlen(s) + 1) : pd_hash(h, "\xff", 1);
+}
+
+/* Everything a walk state holds, hashed (see sm_resume.verify). */
+static uint64_t walk_digest(const sm_walk *w) {
+  uint64_t h = pd_hash(PD_HASH_SEED, "walk", 4) ^ sh_env_digest(w->env);
+  for (size_t i = 0; i < w->nfiles; i++) {
+    h = mix_str(h, w->files[i].path);
+    h = pd_hash(h, w->files[i].text, w->files[i].len);
+    h = pd_hash(h, &w->files[i].parent, sizeof w->files[i].parent);
+    h = mix_range(h, w->files[i].source_range);
+  }
+  for (size_t i = 0; i < w->narrays; i++) {
+    const sm_array *a = &w->arrays[i];
+    bool b[2] = {a->append, a->conditional};
+    h = pd_hash(mix_range(pd_hash(mix_str(h, a->name), &a->file, sizeof a->file), a->range), b, sizeof b);
+  }
+  for (size_t i = 0; i < w->nconds; i++) {
+    const sm_condition *c = &w->conds[i];
+    h = mix_str(mix_str(mix_str(mix_str(h, c->code), c->message), c->subject), c->flag);
+    int v[3] = {(int)c->level, c->file, c->missing};
+    h = mix_range(pd_hash(h, v, sizeof v), c->range);
+  }
+  for (size_t i = 0; i < w->train.n; i++) {
+    const sh_field *f = &w->train.v[i];
+    h = mix_str(mix_str(mix_str(h, f->text), f->group), f->cert_var);
+    int v[5] = {f->resolved, (int)f->cert, f->file, f->conditional, f->vanished};
+    h = mix_range(pd_hash(h, v, sizeof v), f->range);
+  }
+  for (size_t i = 0; i < w->nfslog; i++) {
+    h = mix_str(h, w->fslog[i].path);
+    int v[3] = {(int)w->fslog[i].kind, w->fslog[i].ok, w->fslog[i].err};
+    h = pd_hash(h, v, sizeof v);
+  }
+  h = mix_str(h, w->model);
+  int v[6] = {w->source_file, w->train_found, w->train_file, w->defined_model_args,
+              (int)w->syntax_conds, (int)(w->loop_budget & 0x7fffffff)};
+  return mix_range(mix_range(pd_hash(h, v, sizeof v), w->source_range), w->train_range);
+}
+
+/* A builder for path's text at the top (no model yet). */
+static void builder_start(sm_builder *b, const char *path, const char *text, size_t len,
+                          const TSTree *tree, const sm_options *opt) {
+  *b = (sm_builder){.opt = opt, .parser = sm_parser_new(), .path_cert = SM_CERT_LITERAL};
+  b->w.loop_budget = SM_MAX_LOOP_ITER;
+  b->w.train_file = -1;
+  b->w.source_file = -1;
+  b->w.env = sh_env_new();
+  launch_environment(b);
+  sm_add_file(&b->w, sm_path_absolute(path ? path : "script.sh"), pd_xstrndup(text, len), len, -1,
+              (sm_range){0});
+  if (b->parser)
+    b->w.trees[0] = sm_tree_ref_new(tree ? ts_tree_copy(tree)
+                                         : ts_parser_parse_string(b->parser, NULL, b->w.files[0].text,
+                                                                  (uint32_t)len));
+}
+
+/* Whether a walk from the top leaves the state the resumed build b left (sm_resume.verify). */
+static bool same_as_fresh(const sm_builder *b, const char *path, const char *text, size_t len,
+                          const TSTree *tree) {
+  sm_options o = *b->opt;
+  o.resume = NULL;
+  sm_builder f;
+  builder_start(&f, path, text, len, tree, &o);
+  if (f.parser) sm_walk_script(&f);
+  bool same = walk_digest(&f.w) == walk_digest(&b->w);
+  sm_walk_free(&f.w);
+  free(f.stack);
+  if (f.parser) ts_parser_delete(f.parser);
+  return same;
+}
+
 sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree *tree,
                    const sm_options *opt) {
   static const sm_options defaults = {0};
   sm_model *m = pd_xcalloc(1, sizeof *m);
-  sm_builder b = {.opt = opt ? opt : &defaults, .parser = sm_parser_new(), .path_cert = SM_CERT_LITERAL};
-  b.w.loop_budget = SM_MAX_LOOP_ITER;
-  b.w.train_file = -1;
-  b.w.source_file = -1;
-  b.w.env = sh_env_new();
-  launch_environment(&b);
-  sm_add_file(&b.w, sm_path_absolute(path ? path : "script.sh"), pd_xstrndup(text, len), len, -1,
-              (sm_range){0});
+  sm_builder b;
+  builder_start(&b, path, text, len, tree, opt ? opt : &defaults);
   if (!b.parser) {
     sm_add_cond(&b, SM_ERROR, "grammar", 0, (sm_range){0},
                 pd_xstrdup("the tree-sitter runtime rejected the bash grammar (ABI mismatch)"));
   } else {
-    b.w.trees[0] = sm_tree_ref_new(tree ? ts_tree_copy(tree)
-                                        : ts_parser_parse_string(b.parser, NULL, b.w.files[0].text,
-                                                                 (uint32_t)len));
     sm_walk_script(&b);
+    sm_resume *r = b.opt->resume;
+#ifndef NDEBUG
+    if (r) r->verify = true;
+#endif
+    if (r && r->verify && (r->resumed || r->replayed)) {
+      r->verified_same = same_as_fresh(&b, path, text, len, tree);
+#ifndef NDEBUG
+      assert(r->verified_same && "a resumed walk left another state than a fresh one");
+#endif
+    }
     if (b.w.train_found) sm_build_flags(&b, m, &b.w.train);
     else flags_without_train_line(&b, m);
     if (b.opt->catalog) sm_check_argv(&b, m, b.opt->catalog);

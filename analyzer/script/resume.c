@@ -149,6 +149,8 @@ static bool memo_replay(sm_builder *b, memo_map *mm, TSNode ch, sm_memo_store *f
     sm_condition *c = PD_PUSH(b->w.conds, b->w.nconds, b->w.conds_cap);
     sm_conds_copy(c, &x->conds[i], 1);
     range_to_abs(&fr, c->file, &c->range);
+    if (c->opener) range_to_abs(&fr, c->file, &c->opened);
+    if (c->code && !strcmp(c->code, "syntax")) b->w.syntax_conds++; /* as the walk counts them */
   }
   for (size_t i = 0; i < x->nrefs; i++) {
     sm_ref *r = PD_PUSH(b->w.refs, b->w.nrefs, b->w.refs_cap);
@@ -209,7 +211,10 @@ static void memo_walk(sm_builder *b, TSNode ch, sm_memo_store *fresh) {
   x->nconds = b->w.nconds - conds0;
   x->conds = pd_xmalloc((x->nconds ? x->nconds : 1) * sizeof *x->conds);
   if (x->nconds) sm_conds_copy(x->conds, b->w.conds + conds0, x->nconds);
-  for (size_t i = 0; i < x->nconds; i++) range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
+  for (size_t i = 0; i < x->nconds; i++) {
+    range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
+    if (x->conds[i].opener) range_to_rel(&fr, x->conds[i].file, &x->conds[i].opened);
+  }
   x->nrefs = b->w.nrefs - refs0;
   x->refs = pd_xmalloc((x->nrefs ? x->nrefs : 1) * sizeof *x->refs);
   for (size_t i = 0; i < x->nrefs; i++) {

@@ -61,6 +61,11 @@ typedef struct {
   uint32_t focus;            /* in: byte offset of the last edit */
   bool resumed;              /* out: this build started at the checkpoint */
   size_t replayed;           /* out: statements after the edit replayed instead of walked */
+  bool verify;               /* in: also walk afresh and compare the walk states (the invariant
+                                that everything a statement changes lives in the walk state, so
+                                that a checkpoint or a replayed statement leaves what a walk does);
+                                always on in builds without NDEBUG, where a mismatch aborts */
+  bool verified_same;        /* out (with verify): the resumed walk state equals the fresh one */
 } sm_resume;
 
 typedef struct {

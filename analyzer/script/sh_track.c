@@ -267,3 +267,14 @@ void sh_saved_free(sh_saved *v) {
   free(v->fields);
   free(v);
 }
+uint64_t sh_env_digest(const sh_env *e) {
+  /* a sum of per-name hashes: the order names were first looked up in may differ between a
+     resumed build and a fresh one, what they hold may not */
+  uint64_t sum = 0;
+  for (size_t i = 0; i < e->nentries; i++) {
+    const sh_entry *s = &e->entries[i];
+    if (!s->set && !s->array && !s->is_func) continue; /* only looked up */
+    sum += pd_hash(sh_state_hash(e, s->name), s->name, strlen(s->name) + 1);
+  }
+  return sum;
+}

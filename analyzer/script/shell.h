@@ -127,6 +127,9 @@ bool sh_track_end(sh_env *e, bool keep, sh_dep **reads, size_t *nreads, sh_write
 bool sh_dep_holds(const sh_env *e, const sh_dep *d);
 /* Hash of everything the env holds for a name: scalar, marks, array fields, function. */
 uint64_t sh_state_hash(const sh_env *e, const char *name);
+/* Hash of everything the env holds (every name's sh_state_hash, whatever the order the names
+ * came in): two envs that hold the same have the same digest. */
+uint64_t sh_env_digest(const sh_env *e);
 /* Hash of what an append depends on: scalar or array, and the scalar when no array. */
 uint64_t sh_shape_hash(const sh_env *e, const char *name);
 

@@ -149,11 +149,22 @@ void sm_walk_file(sm_builder *b, int file) {
 
 /* ---- NOTE comments ------------------------------------------------------------------------ */
 
+/* A comment that ends in a `<...>` placeholder: the one the editor's "add a NOTE" action
+ * inserts, in any language (`<reason this setting is right here>`, `<此设置在这里合理的原因>`). */
+static bool ends_in_placeholder(const char *c) {
+  size_t n = strlen(c);
+  while (n > 0 && (c[n - 1] == ' ' || c[n - 1] == '\t' || c[n - 1] == '\r' || c[n - 1] == '\n')) n--;
+  if (n == 0 || c[n - 1] != '>') return false;
+  for (size_t i = n - 1; i-- > 0;)
+    if (c[i] == '<') return i + 2 < n; /* something between the brackets */
+  return false;
+}
+
 /* "# NOTE(x): why" / "#NOTE: why" -> true. A NOTE still holding the placeholder the editor's
- * "add a NOTE" action inserts (`<reason ...>`) gives no reason yet, so it is none. */
+ * "add a NOTE" action inserts gives no reason yet, so it is none. */
 static bool is_note(const char *c) {
   while (*c == '#' || *c == ' ' || *c == '\t') c++;
-  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ') && !strstr(c, "<reason");
+  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ') && !ends_in_placeholder(c);
 }
 
 typedef struct {

@@ -10,38 +10,6 @@
 #include "trace/kname.h"
 #include "trace/summary.h"
 
-/* The comparison's sentences, in one place (a later change moves them into the trace message
- * catalog). */
-enum {
-  M_RULE,         /* the significance rule */
-  M_NOT_MEASURED, /* why nothing is called significant: steps before and after */
-  M_NOT_MEASURED_SAME,
-  M_HEAD_MEASURED,   /* the rule, the noise, the steps of each side */
-  M_HEAD_UNMEASURED, /* the reason, the steps of each side */
-  M_SIDE,            /* "- Before: `path` (6 profiled steps per rank, 1 rank)" */
-  M_SIDE_WHOLE,      /* ... when the trace has no ProfilerStep markers */
-  M_CELL_SIGNIFICANT,
-  M_CELL_WITHIN,
-  M_CELL_ROW_NO,
-  M_MORE, /* the rows a table leaves out and their share of the change */
-  M_COUNT
-};
-static const char *const MSG[M_COUNT] = {
-    [M_RULE] = "a change is significant when larger than twice the larger step-to-step standard deviation (and 1 % of "
-               "the figure, half a point for shares)",
-    [M_NOT_MEASURED] = "noise not measured (%d step%s before, %d after)",
-    [M_NOT_MEASURED_SAME] = "noise not measured (%d step%s)",
-    [M_HEAD_MEASURED] = "- Significance: %s (step noise %.0f µs).\n\n",
-    [M_HEAD_UNMEASURED] = "- Significance: %s — the step-to-step noise needs at least two profiled steps on each side, so "
-                          "no change is called significant; the changes are shown as measured.\n\n",
-    [M_SIDE] = "- %s: `%s` (%d profiled step%s per rank, %d rank%s)\n",
-    [M_SIDE_WHOLE] = "- %s: `%s` (no ProfilerStep markers: the whole trace is one step, %d rank%s)\n",
-    [M_CELL_SIGNIFICANT] = "**yes**",
-    [M_CELL_WITHIN] = "within noise",
-    [M_CELL_ROW_NO] = "no",
-    [M_MORE] = "| … %zu more (%.1f %% of the change) | | | | |\n",
-};
-
 /* A figure over a sample (every rank's steps): mean and standard deviation. */
 typedef struct {
   double sum, sq;
@@ -91,15 +59,17 @@ static json_t *figure(const char *name, const char *unit, const stat *b, const s
   return o;
 }
 
+/* The shares compared: the step's field, the figure's name in the JSON, its row in markdown. */
 static const struct {
   const char *key, *label;
+  tr_msg_id msg;
 } shares[] = {
-    {"compute_pct", "compute"},
-    {"exposed_comm_pct", "exposed communication"},
-    {"exposed_memcpy_pct", "exposed copies"},
-    {"idle_data_supply_pct", "idle: data supply (host)"},
-    {"idle_collective_wait_pct", "idle: waiting for collective peers"},
-    {"idle_launch_bound_pct", "idle: launch-bound"},
+    {"compute_pct", "compute", TM_CMP_FIG_COMPUTE},
+    {"exposed_comm_pct", "exposed communication", TM_CMP_FIG_COMM},
+    {"exposed_memcpy_pct", "exposed copies", TM_CMP_FIG_COPIES},
+    {"idle_data_supply_pct", "idle: data supply (host)", TM_CMP_FIG_DATA},
+    {"idle_collective_wait_pct", "idle: waiting for collective peers", TM_CMP_FIG_COLL_WAIT},
+    {"idle_launch_bound_pct", "idle: launch-bound", TM_CMP_FIG_LAUNCH},
 };
 #define NSHARES (sizeof shares / sizeof *shares)
 
@@ -251,9 +221,12 @@ static json_t *memory_delta(const totals *b, const totals *a) {
 
 /* {"rule", "measured", "reason", "steps_before", "steps_after", "ranks_before", "ranks_after",
  * "step_noise_us"}: the noise is measured when every rank on both sides has two steps or more. */
-static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, const char *unmeasured) {
+static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, const char *unmeasured,
+                          const tr_text *en) {
   json_t *o = json_object();
-  json_object_set_new(o, "rule", json_string(MSG[M_RULE]));
+  char *rule = TR_SAID0(en, TM_CMP_RULE);
+  json_object_set_new(o, "rule", json_string(rule));
+  free(rule);
   json_object_set_new(o, "measured", json_boolean(!unmeasured));
   json_object_set_new(o, "reason", unmeasured ? json_string(unmeasured) : json_null());
   json_object_set_new(o, "steps_before", json_integer(tb->steps_min));
@@ -264,18 +237,23 @@ static json_t *noise_json(const totals *tb, const totals *ta, double noise_us, c
   return o;
 }
 
-json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path) {
+/* Why the noise is not measured, from the fewest steps of a rank on each side; NULL when both
+ * have two or more (fresh). */
+static char *unmeasured_why(long before, long after, const tr_text *tx) {
+  if (before >= 2 && after >= 2) return NULL;
+  if (before == after) return TR_SAID(tx, TM_CMP_NOISE_UNMEASURED_SAME, PD_MI(before));
+  return TR_SAID(tx, TM_CMP_NOISE_UNMEASURED, PD_MI(before), PD_MI(after));
+}
+
+json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const char *after_path,
+                   const tr_msgs *msgs) {
+  tr_text own, given = {msgs, TR_EN};
+  const tr_text *en = tr_text_or_builtin(&given, &own);
   const json_t *jb = tr_summary_job(before), *ja = tr_summary_job(after);
   json_t *rb = tr_summary_job_ranks(before), *ra = tr_summary_job_ranks(after);
   totals tb = totals_of(rb), ta = totals_of(ra);
-  char why[96] = "";
-  if (tb.steps_min < 2 || ta.steps_min < 2) {
-    if (tb.steps_min == ta.steps_min)
-      snprintf(why, sizeof why, MSG[M_NOT_MEASURED_SAME], tb.steps_min, tb.steps_min == 1 ? "" : "s");
-    else
-      snprintf(why, sizeof why, MSG[M_NOT_MEASURED], tb.steps_min, tb.steps_min == 1 ? "" : "s", ta.steps_min);
-  }
-  const char *unmeasured = why[0] ? why : NULL;
+  char *why = unmeasured_why(tb.steps_min, ta.steps_min, en);
+  const char *unmeasured = why;
   json_t *d = json_object();
   json_object_set_new(d, "before_path", json_string(before_path));
   json_object_set_new(d, "after_path", json_string(after_path));
@@ -294,53 +272,98 @@ json_t *tr_compare(json_t *before, json_t *after, const char *before_path, const
     collect(&k, ra, ja, &ta, 1, kind);
     json_object_set_new(d, kinds[kind], changes(&k, noise_us, unmeasured));
   }
-  json_object_set_new(d, "noise", noise_json(&tb, &ta, noise_us, unmeasured));
+  json_object_set_new(d, "noise", noise_json(&tb, &ta, noise_us, unmeasured, en));
   json_decref(rb);
   json_decref(ra);
+  free(why);
+  tr_text_release(&own);
   return json_pack("{s:O, s:O, s:o}", "before", before, "after", after, "delta", d);
 }
 
 /* The significance cell: yes, within noise (or no for a row), or why it cannot be said. */
-static const char *sig_cell(const json_t *o, bool row) {
+static void sig_cell(pd_buf *b, const tr_text *tx, const json_t *o, bool row, const char *unmeasured) {
   const json_t *s = json_object_get(o, "significant");
-  if (json_is_null(s) || !s) {
-    const char *why = json_string_value(json_object_get(o, "significance_note"));
-    return why ? why : "—";
-  }
-  return json_is_true(s) ? MSG[M_CELL_SIGNIFICANT] : row ? MSG[M_CELL_ROW_NO] : MSG[M_CELL_WITHIN];
+  if (json_is_null(s) || !s) pd_buf_puts(b, unmeasured ? unmeasured : "—");
+  else TR_SAY0(b, tx, json_is_true(s) ? TM_CMP_YES : row ? TM_CMP_NO : TM_CMP_WITHIN_NOISE);
 }
 
-static void fig_md(pd_buf *b, const json_t *f) {
+/* "| name |" of a figure: its message when known, else its name in the JSON. */
+static void fig_name(pd_buf *b, const tr_text *tx, const json_t *f, long msg) {
+  pd_buf_puts(b, "| ");
+  if (msg >= 0) TR_SAY0(b, tx, (tr_msg_id)msg);
+  else pd_buf_puts(b, json_string_value(json_object_get(f, "name")) ? json_string_value(json_object_get(f, "name")) : "");
+  pd_buf_puts(b, " |");
+}
+
+static void fig_md(pd_buf *b, const tr_text *tx, const json_t *f, long msg, const char *unmeasured) {
   double bv = tr_summary_num(f, "before"), av = tr_summary_num(f, "after");
+  char *nm = TR_SAID0(tx, TM_NOT_MEASURED);
+  fig_name(b, tx, f, msg);
   if (!isfinite(bv) && !isfinite(av)) {
-    pd_buf_printf(b, "| %s | not measured | not measured | — | |\n", json_string_value(json_object_get(f, "name")));
+    pd_buf_printf(b, " %s | %s | — | |\n", nm, nm);
+    free(nm);
     return;
   }
-  pd_buf_printf(b, "| %s |", json_string_value(json_object_get(f, "name")));
   const char *unit = json_string_value(json_object_get(f, "unit"));
+  if (!unit) unit = "";
   double sb = tr_summary_num(f, "before_std"), sa = tr_summary_num(f, "after_std");
   if (isfinite(bv)) pd_buf_printf(b, " %.2f ± %.2f |", bv, sb);
-  else pd_buf_puts(b, " not measured |");
+  else pd_buf_printf(b, " %s |", nm);
   if (isfinite(av)) pd_buf_printf(b, " %.2f ± %.2f |", av, sa);
-  else pd_buf_puts(b, " not measured |");
+  else pd_buf_printf(b, " %s |", nm);
+  free(nm);
   double c = tr_summary_num(f, "change"), cp = tr_summary_num(f, "change_pct");
-  if (isfinite(c)) pd_buf_printf(b, " %+.2f %s", c, strstr(unit, "%") ? "pts" : unit);
-  else pd_buf_puts(b, " —");
+  pd_buf_putc(b, ' ');
+  if (!isfinite(c)) pd_buf_puts(b, "—");
+  else if (strstr(unit, "%")) TR_SAY(b, tx, TM_CMP_CHANGE_PTS, PD_MF(c));
+  else pd_buf_printf(b, "%+.2f %s", c, unit);
   if (isfinite(cp) && !strstr(unit, "%")) pd_buf_printf(b, " (%+.1f %%)", cp);
-  pd_buf_printf(b, " | %s |\n", isfinite(c) ? sig_cell(f, false) : "");
+  pd_buf_puts(b, " | ");
+  if (isfinite(c)) sig_cell(b, tx, f, false, unmeasured);
+  pd_buf_puts(b, " |\n");
+}
+
+/* The memory peaks: exact figures, no noise. */
+static void memory_md(pd_buf *b, const tr_text *tx, const json_t *mem) {
+  char *nm = TR_SAID0(tx, TM_NOT_MEASURED);
+  size_t i;
+  json_t *f;
+  json_array_foreach(mem, i, f) {
+    double bv = tr_summary_num(f, "before"), av = tr_summary_num(f, "after");
+    const char *name = json_string_value(json_object_get(f, "name"));
+    fig_name(b, tx, f, !name ? -1 : !strcmp(name, "peak reserved") ? TM_CMP_MEM_RESERVED
+                             : !strcmp(name, "peak allocated") ? TM_CMP_MEM_ALLOCATED : -1);
+    if (isfinite(bv)) pd_buf_printf(b, " %.2f GiB |", bv);
+    else pd_buf_printf(b, " %s |", nm);
+    if (isfinite(av)) pd_buf_printf(b, " %.2f GiB |", av);
+    else pd_buf_printf(b, " %s |", nm);
+    if (isfinite(av - bv)) {
+      pd_buf_printf(b, " %+.2f GiB | ", av - bv);
+      TR_SAY0(b, tx, TM_CMP_EXACT);
+      pd_buf_puts(b, " |\n");
+    } else {
+      pd_buf_puts(b, " — | |\n");
+    }
+  }
+  free(nm);
 }
 
 #define ROWS_SHOWN 10
 
 /* The rows that changed most, names shortened (kernels: as profiler users write them, unique in
  * the table; others cut), the rest in one "… N more" row. */
-static void rows_md(pd_buf *b, const char *title, const json_t *rows, bool kernels) {
-  pd_buf_printf(b, "\n### %s that changed most (µs per step per rank)\n\n", title);
+static void rows_md(pd_buf *b, const tr_text *tx, tr_msg_id title, const json_t *rows, bool kernels,
+                    const char *unmeasured) {
+  pd_buf_puts(b, "\n### ");
+  TR_SAY0(b, tx, title);
+  pd_buf_puts(b, "\n\n");
   if (!json_array_size(rows)) {
-    pd_buf_puts(b, "No change.\n");
+    TR_SAY0(b, tx, TM_CMP_NO_CHANGE);
+    pd_buf_putc(b, '\n');
     return;
   }
-  pd_buf_puts(b, "| Name | Before | After | Change | Beyond noise |\n|---|---|---|---|---|\n");
+  TR_SAY0(b, tx, TM_CMP_ROWS_HEAD);
+  pd_buf_puts(b, "\n|---|---|---|---|---|\n");
   size_t k = json_array_size(rows) < ROWS_SHOWN ? json_array_size(rows) : ROWS_SHOWN;
   const char *names[ROWS_SHOWN];
   for (size_t i = 0; i < k; i++) {
@@ -361,63 +384,80 @@ static void rows_md(pd_buf *b, const char *title, const json_t *rows, bool kerne
     char *name = shown ? pd_xstrdup(shown[i]) : tr_kname_cap(names[i], TR_KNAME_MAX);
     pd_buf_puts(b, "| ");
     tr_kname_md_code(b, name);
-    pd_buf_printf(b, " | %.1f | %.1f | %+.1f | %s |\n", tr_summary_num(r, "before_us_per_step"),
-                  tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"), sig_cell(r, true));
+    pd_buf_printf(b, " | %.1f | %.1f | %+.1f | ", tr_summary_num(r, "before_us_per_step"),
+                  tr_summary_num(r, "after_us_per_step"), tr_summary_num(r, "change_us_per_step"));
+    sig_cell(b, tx, r, true, unmeasured);
+    pd_buf_puts(b, " |\n");
     free(name);
   }
-  if (json_array_size(rows) > k) pd_buf_printf(b, MSG[M_MORE], json_array_size(rows) - k, all > 0 ? 100 * rest / all : 0);
+  if (json_array_size(rows) > k) {
+    pd_buf_puts(b, "| ");
+    TR_SAY(b, tx, TM_CMP_MORE, PD_MI(json_array_size(rows) - k), PD_MF(all > 0 ? 100 * rest / all : 0));
+    pd_buf_puts(b, " | | | | |\n");
+  }
   tr_kname_table_free(shown, k);
 }
 
-static void side_md(pd_buf *b, const char *label, const json_t *cmp, const char *side) {
+static void side_md(pd_buf *b, const tr_text *tx, tr_msg_id label, const json_t *cmp, const char *side) {
   const json_t *d = json_object_get(cmp, "delta"), *noise = json_object_get(d, "noise");
   char key[32];
   snprintf(key, sizeof key, "%s_path", side);
   const char *path = json_string_value(json_object_get(d, key));
   snprintf(key, sizeof key, "steps_%s", side);
-  int steps = (int)tr_summary_int(noise, key);
+  long long steps = tr_summary_int(noise, key);
   snprintf(key, sizeof key, "ranks_%s", side);
-  int ranks = (int)tr_summary_int(noise, key);
+  long long ranks = tr_summary_int(noise, key);
   json_t *rks = tr_summary_job_ranks(json_object_get(cmp, side));
   const json_t *st = json_array_get(json_object_get(json_array_get(rks, 0), "steps"), 0);
   bool whole = steps == 1 && st && json_is_null(json_object_get(st, "step"));
   json_decref(rks);
-  if (whole)
-    pd_buf_printf(b, MSG[M_SIDE_WHOLE], label, path, ranks, ranks == 1 ? "" : "s");
-  else
-    pd_buf_printf(b, MSG[M_SIDE], label, path, steps, steps == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s");
+  char *lab = TR_SAID0(tx, label);
+  pd_buf_puts(b, "- ");
+  if (whole) TR_SAY(b, tx, TM_CMP_SIDE_WHOLE, PD_MS(lab), PD_MS(path ? path : ""), PD_MI(ranks));
+  else TR_SAY(b, tx, TM_CMP_SIDE, PD_MS(lab), PD_MS(path ? path : ""), PD_MI(steps), PD_MI(ranks));
+  pd_buf_putc(b, '\n');
+  free(lab);
 }
 
-char *tr_compare_md(const json_t *cmp) {
+char *tr_compare_md(const json_t *cmp, const tr_text *given) {
+  tr_text own;
+  const tr_text *tx = tr_text_or_builtin(given, &own);
   const json_t *d = json_object_get(cmp, "delta"), *noise = json_object_get(d, "noise");
+  char *why = json_is_true(json_object_get(noise, "measured"))
+                  ? NULL
+                  : unmeasured_why(tr_summary_int(noise, "steps_before"), tr_summary_int(noise, "steps_after"), tx);
   pd_buf b = {0};
-  pd_buf_puts(&b, "# Trace comparison\n\n");
-  side_md(&b, "Before", cmp, "before");
-  side_md(&b, "After", cmp, "after");
-  if (json_is_true(json_object_get(noise, "measured")))
-    pd_buf_printf(&b, MSG[M_HEAD_MEASURED], json_string_value(json_object_get(noise, "rule")),
-                  tr_summary_num(noise, "step_noise_us"));
-  else
-    pd_buf_printf(&b, MSG[M_HEAD_UNMEASURED], json_string_value(json_object_get(noise, "reason")));
-  pd_buf_puts(&b, "| Figure | Before (mean ± sd over steps) | After | Change | Significant |\n|---|---|---|---|---|\n");
-  fig_md(&b, json_object_get(d, "step"));
+  pd_buf_puts(&b, "# ");
+  TR_SAY0(&b, tx, TM_CMP_TITLE);
+  pd_buf_puts(&b, "\n\n");
+  side_md(&b, tx, TM_CMP_BEFORE, cmp, "before");
+  side_md(&b, tx, TM_CMP_AFTER, cmp, "after");
+  pd_buf_puts(&b, "- ");
+  if (!why) {
+    char *rule = TR_SAID0(tx, TM_CMP_RULE);
+    TR_SAY(&b, tx, TM_CMP_HEAD_MEASURED, PD_MS(rule), PD_MF(tr_summary_num(noise, "step_noise_us")));
+    free(rule);
+  } else {
+    TR_SAY(&b, tx, TM_CMP_HEAD_UNMEASURED, PD_MS(why));
+  }
+  pd_buf_puts(&b, "\n\n");
+  TR_SAY0(&b, tx, TM_CMP_FIG_HEAD);
+  pd_buf_puts(&b, "\n|---|---|---|---|---|\n");
+  fig_md(&b, tx, json_object_get(d, "step"), TM_CMP_FIG_STEP, why);
   size_t i;
   json_t *f;
-  json_array_foreach(json_object_get(d, "shares"), i, f) fig_md(&b, f);
-  fig_md(&b, json_object_get(d, "mfu"));
-  json_array_foreach(json_object_get(d, "memory"), i, f) {
-    double bv = tr_summary_num(f, "before"), av = tr_summary_num(f, "after");
-    pd_buf_printf(&b, "| GPU memory %s (max over ranks) |", json_string_value(json_object_get(f, "name")));
-    if (isfinite(bv)) pd_buf_printf(&b, " %.2f GiB |", bv);
-    else pd_buf_puts(&b, " not measured |");
-    if (isfinite(av)) pd_buf_printf(&b, " %.2f GiB |", av);
-    else pd_buf_puts(&b, " not measured |");
-    if (isfinite(av - bv)) pd_buf_printf(&b, " %+.2f GiB | exact (peaks) |\n", av - bv);
-    else pd_buf_puts(&b, " — | |\n");
+  json_array_foreach(json_object_get(d, "shares"), i, f) {
+    const char *name = json_string_value(json_object_get(f, "name"));
+    long msg = i < NSHARES && name && !strcmp(name, shares[i].label) ? (long)shares[i].msg : -1;
+    fig_md(&b, tx, f, msg, why);
   }
-  rows_md(&b, "Ops (by name, shape, dtype)", json_object_get(d, "ops"), false);
-  rows_md(&b, "Kernels (HTA's kernel table, all ranks)", json_object_get(d, "kernels"), true);
-  rows_md(&b, "Collectives", json_object_get(d, "collectives"), false);
+  fig_md(&b, tx, json_object_get(d, "mfu"), TM_CMP_FIG_MFU, why);
+  memory_md(&b, tx, json_object_get(d, "memory"));
+  rows_md(&b, tx, TM_CMP_OPS_TITLE, json_object_get(d, "ops"), false, why);
+  rows_md(&b, tx, TM_CMP_KERNELS_TITLE, json_object_get(d, "kernels"), true, why);
+  rows_md(&b, tx, TM_CMP_COLLS_TITLE, json_object_get(d, "collectives"), false, why);
+  free(why);
+  tr_text_release(&own);
   return pd_buf_take(&b);
 }
 
@@ -431,14 +471,18 @@ json_t *tr_compare_paths(const char *before, const char *after, const tr_options
     int f = 0;
     sum[i] = tr_summarize_value(paths[i], &o, &f, err);
     if (!sum[i]) {
-      if (!*err) *err = pd_xasprintf("cannot summarise %s", paths[i]);
+      if (!*err) {
+        tr_text own, given = {opts->msgs, tr_lang_of(opts->lang)};
+        *err = TR_SAID(tr_text_or_builtin(&given, &own), TM_ERR_CANNOT_SUMMARISE, PD_MS(paths[i]));
+        tr_text_release(&own);
+      }
       json_decref(sum[0]);
       return NULL;
     }
     failed += f;
   }
   if (n_failed) *n_failed = failed;
-  json_t *cmp = tr_compare(sum[0], sum[1], before, after);
+  json_t *cmp = tr_compare(sum[0], sum[1], before, after, opts->msgs);
   json_decref(sum[0]);
   json_decref(sum[1]);
   return cmp;

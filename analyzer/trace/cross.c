@@ -38,9 +38,17 @@ static void match_collectives(tr_rank *const *ranks, size_t n, tr_cross *out) {
     }
   }
   qsort(v, k, sizeof *v, inst_cmp);
-  out->match_basis = by_id ? (by_seq || by_order ? "Comms Id where present, else process group + Seq or order" : "Comms Id")
-                     : by_seq ? (by_order ? "process group + Seq where present, else order" : "process group + Seq")
-                              : "order within (process group ranks, collective, message size)";
+  out->match_kind = by_id ? (by_seq || by_order ? TR_MATCH_ID_MIXED : TR_MATCH_ID)
+                    : by_seq ? (by_order ? TR_MATCH_SEQ_MIXED : TR_MATCH_SEQ)
+                             : TR_MATCH_ORDER;
+  static const char *const basis[] = {
+      [TR_MATCH_ID] = "Comms Id",
+      [TR_MATCH_ID_MIXED] = "Comms Id where present, else process group + Seq or order",
+      [TR_MATCH_SEQ] = "process group + Seq",
+      [TR_MATCH_SEQ_MIXED] = "process group + Seq where present, else order",
+      [TR_MATCH_ORDER] = "order within (process group ranks, collective, message size)",
+  };
+  out->match_basis = basis[out->match_kind];
   for (size_t i = 0; i < k;) {
     size_t j = i + 1;
     while (j < k && !strcmp(v[j].key, v[i].key)) j++;

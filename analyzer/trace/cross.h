@@ -48,10 +48,14 @@ typedef struct {
   size_t n;
 } tr_pp_row;
 
+/* How collective instances were keyed (match_basis says it in words, for the JSON). */
+typedef enum { TR_MATCH_ID, TR_MATCH_ID_MIXED, TR_MATCH_SEQ, TR_MATCH_SEQ_MIXED, TR_MATCH_ORDER } tr_match_kind;
+
 typedef struct {
   long coll_total;       /* collective kernels seen on all ranks */
   long coll_instances;   /* matched instances (>= 2 ranks) */
   const char *match_basis; /* how instances were keyed */
+  tr_match_kind match_kind;
   tr_coll_rank *per_rank;  /* one per rank index */
   tr_dp_row *dp;
   size_t n_dp;

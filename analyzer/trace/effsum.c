@@ -225,9 +225,12 @@ json_t *tr_eff_bw_json(const tr_report *rep) {
   return o;
 }
 
+
 /* ---- markdown ---- */
 
-static char *gib(int64_t b) { return b < 0 ? pd_xstrdup("not stated") : pd_xasprintf("%.2f GiB", (double)b / GIB); }
+static char *gib(int64_t b, const tr_text *tx) {
+  return b < 0 ? TR_SAID0(tx, TM_NOT_STATED) : pd_xasprintf("%.2f GiB", (double)b / GIB);
+}
 
 static char *rank_name(const tr_report *rep, const tr_rank *r) {
   for (size_t j = 0; j < rep->n; j++)
@@ -236,32 +239,57 @@ static char *rank_name(const tr_report *rep, const tr_rank *r) {
   return pd_xasprintf("rank %d", r->rank);
 }
 
+/* A heading of level `level` from a message, with the blank line after it. */
+static void md_heading(pd_buf *b, const tr_text *tx, int level, tr_msg_id id) {
+  pd_buf_printf(b, "%.*s ", level, "####");
+  TR_SAY0(b, tx, id);
+  pd_buf_puts(b, "\n\n");
+}
+
+/* A table's header row from a message and its separator row. */
+static void md_table_head(pd_buf *b, const tr_text *tx, tr_msg_id id, int cols) {
+  TR_SAY0(b, tx, id);
+  pd_buf_putc(b, '\n');
+  for (int c = 0; c < cols; c++) pd_buf_puts(b, "|---");
+  pd_buf_puts(b, "|\n");
+}
+
+/* Why the CPU op at the memory peak is not named (r->mem_at_op_why, one of TR_AT_OP_*). */
+static tr_msg_id at_op_why(const char *why) {
+  if (why && !strcmp(why, TR_AT_OP_NOT_KEPT)) return TM_EFF_AT_OP_NOT_KEPT;
+  if (why && !strcmp(why, TR_AT_OP_HEADER)) return TM_EFF_AT_OP_HEADER;
+  return TM_EFF_AT_OP_NO_SPAN;
+}
+
 static void md_memory_row(pd_buf *b, const tr_report *rep, const tr_rank *r) {
+  const tr_text *tx = rep->tx;
   const tr_memory *m = &r->memory;
   char *l = rank_name(rep, r);
   if (!m->measured) {
-    pd_buf_printf(b, "| %s | – | not measured | not measured | %s | – | – | – |\n", l,
-                  r->device_total >= 0 ? "see device" : "not stated");
+    char *nm = TR_SAID0(tx, TM_NOT_MEASURED), *dev = TR_SAID0(tx, r->device_total >= 0 ? TM_EFF_SEE_DEVICE : TM_NOT_STATED);
+    pd_buf_printf(b, "| %s | – | %s | %s | %s | – | – | – |\n", l, nm, nm, dev);
+    free(nm);
+    free(dev);
     free(l);
     return;
   }
-  char *pa = gib(m->peak_alloc), *pr = gib(m->peak_reserved), *tot = gib(r->device_total);
+  char *pa = gib(m->peak_alloc, tx), *pr = gib(m->peak_reserved, tx), *tot = gib(r->device_total, tx);
   pd_buf_printf(b, "| %s | %s:%d | %s | %s | %s | ", l, device_kind(m->device_type), m->device_id, pa, pr, tot);
   if (r->device_total > 0)
     pd_buf_printf(b, "%.2f GiB (%.1f %%)", (double)(r->device_total - m->peak_reserved) / GIB,
                   pct((double)(r->device_total - m->peak_reserved), (double)r->device_total));
   else
-    pd_buf_puts(b, "not computed (device memory not stated)");
-  char when[64] = "outside the steps";
-  if (r->n_steps == 1 && r->steps[0].step < 0) snprintf(when, sizeof when, "no ProfilerStep markers");
-  if (r->mem_at_step >= 0) snprintf(when, sizeof when, "step #%ld", r->mem_at_step);
-  pd_buf_printf(b, " | %s, ts %.3f µs | ", when, (double)m->at_ns / 1000.0);
+    TR_SAY0(b, tx, TM_EFF_HEADROOM_UNKNOWN);
+  pd_buf_puts(b, " | ");
+  if (r->mem_at_step >= 0) TR_SAY(b, tx, TM_EFF_AT_STEP, PD_MI(r->mem_at_step));
+  else TR_SAY0(b, tx, r->n_steps == 1 && r->steps[0].step < 0 ? TM_EFF_NO_MARKERS : TM_EFF_OUTSIDE_STEPS);
+  pd_buf_printf(b, ", ts %.3f µs | ", (double)m->at_ns / 1000.0);
   if (r->mem_at_op) {
     char *op = tr_kname_cap(r->mem_at_op, 60);
     tr_kname_md_code(b, op);
     free(op);
   } else {
-    pd_buf_puts(b, r->mem_at_op_why);
+    TR_SAY0(b, tx, at_op_why(r->mem_at_op_why));
   }
   pd_buf_puts(b, " |\n");
   free(l);
@@ -273,33 +301,38 @@ static void md_memory_row(pd_buf *b, const tr_report *rep, const tr_rank *r) {
 static void md_memory_steps(pd_buf *b, const tr_report *rep, const tr_rank *r) {
   const tr_memory *m = &r->memory;
   if (!m->measured || m->n_steps < 2) return;
-  char *l = rank_name(rep, r);
-  pd_buf_printf(b, "- %s, peak allocated / reserved per step%s:", l, m->steps_exact ? "" : " (lower bounds: the event buffer was thinned)");
+  char *l = rank_name(rep, r), *none = TR_SAID0(rep->tx, TM_EFF_NO_EVENTS);
+  pd_buf st = {0};
   for (size_t i = 0; i < m->n_steps; i++) {
     if (m->steps[i].peak_alloc < 0) {
-      pd_buf_printf(b, "%s #%ld no events", i ? ";" : "", m->steps[i].step);
+      pd_buf_printf(&st, "%s #%ld %s", i ? ";" : "", m->steps[i].step, none);
       continue;
     }
-    pd_buf_printf(b, "%s #%ld %.2f / %.2f GiB", i ? ";" : "", m->steps[i].step, (double)m->steps[i].peak_alloc / GIB,
+    pd_buf_printf(&st, "%s #%ld %.2f / %.2f GiB", i ? ";" : "", m->steps[i].step, (double)m->steps[i].peak_alloc / GIB,
                   (double)m->steps[i].peak_reserved / GIB);
   }
+  pd_buf_puts(b, "- ");
+  TR_SAY(b, rep->tx, m->steps_exact ? TM_EFF_MEM_STEPS : TM_EFF_MEM_STEPS_BOUNDS, PD_MS(l), PD_MS(st.data ? st.data : ""));
   pd_buf_puts(b, "\n");
+  pd_buf_free(&st);
+  free(none);
   free(l);
 }
 
 static void md_memory(pd_buf *b, const tr_report *rep) {
-  pd_buf_puts(b, "\n### Memory\n\n");
+  const tr_text *tx = rep->tx;
+  pd_buf_putc(b, '\n');
+  md_heading(b, tx, 3, TM_EFF_MEMORY);
   bool any = false;
   for (size_t i = 0; i < rep->n; i++) any |= !rep->ranks[i]->err && rep->ranks[i]->memory.measured;
   if (!any) {
-    pd_buf_puts(b, "GPU memory: not measured — no `[memory]` events for a GPU in the trace (Relax records them with "
-                   "`--profile-with-memory`, passed to the profiler as `profile_memory=True`).\n");
+    TR_SAY0(b, tx, TM_EFF_MEM_NONE);
+    pd_buf_putc(b, '\n');
     return;
   }
-  pd_buf_puts(b, "From the caching allocator's totals in the `[memory]` events (exact bytes; *allocated* = held by "
-                 "tensors, *reserved* = held by PyTorch from the device):\n\n"
-                 "| rank | device | peak allocated | peak reserved | device memory | headroom (memory − reserved) | "
-                 "allocated peak reached | CPU op running then |\n|---|---|---|---|---|---|---|---|\n");
+  TR_SAY0(b, tx, TM_EFF_MEM_INTRO);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_EFF_MEM_HEAD, 8);
   for (size_t i = 0; i < rep->n; i++)
     if (!rep->ranks[i]->err) md_memory_row(b, rep, rep->ranks[i]);
   pd_buf_puts(b, "\n");
@@ -307,61 +340,69 @@ static void md_memory(pd_buf *b, const tr_report *rep) {
     if (!rep->ranks[i]->err) md_memory_steps(b, rep, rep->ranks[i]);
 }
 
-/* A figure, or "not stated" for NAN. */
-static const char *fig(char *buf, size_t n, double v, const char *unit) {
-  if (isnan(v)) snprintf(buf, n, "not stated");
-  else snprintf(buf, n, "%.4g%s", v, unit);
-  return buf;
+/* A figure, or "not stated" for NAN (fresh). */
+static char *fig(double v, const char *unit, const tr_text *tx) {
+  return isnan(v) ? TR_SAID0(tx, TM_NOT_STATED) : pd_xasprintf("%.4g%s", v, unit);
 }
 
-static void md_device(pd_buf *b, const tr_rank *r) {
-  if (r->device_name) pd_buf_printf(b, "Device: %s (deviceProperties)", r->device_name);
-  else pd_buf_puts(b, "Device: not stated in the trace");
+static void md_device(pd_buf *b, const tr_rank *r, const tr_text *tx) {
+  if (r->device_name) TR_SAY(b, tx, TM_EFF_DEVICE, PD_MS(r->device_name));
+  else TR_SAY0(b, tx, TM_EFF_DEVICE_UNKNOWN);
   if (!r->device) {
-    pd_buf_puts(b, "; not in the device table, so MFU and link figures are not computed (name the device with `--gpu`).\n");
+    TR_SAY0(b, tx, TM_EFF_DEVICE_NOT_IN_TABLE);
+    pd_buf_putc(b, '\n');
     return;
   }
-  char f1[32], f2[32], f3[32], f4[32];
   const pd_device *d = r->device;
-  pd_buf_printf(b, "%s %s: dense peak bf16/fp16 %s, fp8 %s, fp32 %s TFLOP/s; %s %s per direction (%s).\n",
-                r->device_from_option ? "; judged as `--gpu`" : " →", d->display, fig(f1, sizeof f1, d->bf16_tflops, ""),
-                fig(f2, sizeof f2, d->fp8_tflops, ""), fig(f3, sizeof f3, d->fp32_tflops, ""),
-                d->link ? d->link : "link", fig(f4, sizeof f4, d->link_gbps, " GB/s"), d->source);
+  char *dev = r->device_from_option ? TR_SAID(tx, TM_EFF_DEVICE_AS, PD_MS(d->display)) : pd_xasprintf(" → %s", d->display);
+  char *f1 = fig(d->bf16_tflops, "", tx), *f2 = fig(d->fp8_tflops, "", tx), *f3 = fig(d->fp32_tflops, "", tx);
+  char *f4 = fig(d->link_gbps, " GB/s", tx), *link = d->link ? pd_xstrdup(d->link) : TR_SAID0(tx, TM_EFF_LINK);
+  TR_SAY(b, tx, TM_EFF_DEVICE_PEAKS, PD_MS(dev), PD_MS(f1), PD_MS(f2), PD_MS(f3), PD_MS(link), PD_MS(f4), PD_MS(d->source));
+  pd_buf_putc(b, '\n');
+  free(dev);
+  free(f1);
+  free(f2);
+  free(f3);
+  free(f4);
+  free(link);
 }
 
 static void md_flops_steps(pd_buf *b, const tr_report *rep, const tr_rank *r) {
+  const tr_text *tx = rep->tx;
   char *l = rank_name(rep, r);
   for (size_t i = 0; i < r->ops.n_steps && i < r->n_steps; i++) {
     const tr_op_step *s = &r->ops.steps[i];
     double w = r->steps[i].window_us, m = mfu_pct(s->ideal_us, s->flops, s->flops_no_peak, w);
-    char st[24] = "all", mfu[48], kt[48], cov[32];
-    if (s->step >= 0) snprintf(st, sizeof st, "#%ld", s->step);
-    if (isnan(m)) snprintf(mfu, sizeof mfu, "not computed (%s)", r->device ? "no peak for the dtype" : "device unknown");
-    else snprintf(mfu, sizeof mfu, "%.2f %%", m);
-    if (s->kernel_us > 0) snprintf(kt, sizeof kt, "%.1f", s->flops / s->kernel_us / 1e6);
-    else snprintf(kt, sizeof kt, "no kernels attributed");
-    if (r->steps[i].compute_us > 0) snprintf(cov, sizeof cov, "%.1f %%", pct(s->kernel_us, r->steps[i].compute_us));
-    else snprintf(cov, sizeof cov, "no compute");
+    char *st = s->step >= 0 ? pd_xasprintf("#%ld", s->step) : TR_SAID0(tx, TM_STEP_ALL);
+    char *mfu = !isnan(m) ? pd_xasprintf("%.2f %%", m) : TR_SAID0(tx, r->device ? TM_EFF_MFU_NO_PEAK : TM_EFF_MFU_NO_DEVICE);
+    char *kt = s->kernel_us > 0 ? pd_xasprintf("%.1f", s->flops / s->kernel_us / 1e6) : TR_SAID0(tx, TM_EFF_NO_KERNELS_ATTRIBUTED);
+    char *cov = r->steps[i].compute_us > 0 ? pd_xasprintf("%.1f %%", pct(s->kernel_us, r->steps[i].compute_us))
+                                            : TR_SAID0(tx, TM_EFF_NO_COMPUTE);
     pd_buf_printf(b, "| %s | %s | %.1f | %.2f | %s | %.1f | %s | %s |\n", l, st, s->flops / 1e9, w > 0 ? s->flops / w / 1e6 : 0,
                   mfu, s->kernel_us / 1000.0, kt, cov);
+    free(st);
+    free(mfu);
+    free(kt);
+    free(cov);
   }
   free(l);
 }
 
-static void shape_text(char *buf, size_t n, const tr_fl *f) {
+static void shape_text(pd_buf *b, const tr_fl *f, const tr_text *tx) {
   if (f->kind == TR_FL_GEMM && f->b == 1)
-    snprintf(buf, n, "M=%lld N=%lld K=%lld", (long long)f->m, (long long)f->n, (long long)f->k);
+    pd_buf_printf(b, "M=%lld N=%lld K=%lld", (long long)f->m, (long long)f->n, (long long)f->k);
   else if (f->kind == TR_FL_GEMM)
-    snprintf(buf, n, "B=%lld M=%lld N=%lld K=%lld", (long long)f->b, (long long)f->m, (long long)f->n, (long long)f->k);
+    pd_buf_printf(b, "B=%lld M=%lld N=%lld K=%lld", (long long)f->b, (long long)f->m, (long long)f->n, (long long)f->k);
   else if (f->kind == TR_FL_ATTN)
-    snprintf(buf, n, "B=%lld H=%lld/%lld Nq=%lld Nkv=%lld d=%lld%s%s", (long long)f->b, (long long)f->heads,
-             (long long)f->heads_kv, (long long)f->m, (long long)f->n, (long long)f->k, f->causal ? " causal" : "",
-             f->backward ? " bwd" : "");
+    pd_buf_printf(b, "B=%lld H=%lld/%lld Nq=%lld Nkv=%lld d=%lld%s%s", (long long)f->b, (long long)f->heads,
+                  (long long)f->heads_kv, (long long)f->m, (long long)f->n, (long long)f->k, f->causal ? " causal" : "",
+                  f->backward ? " bwd" : "");
   else
-    snprintf(buf, n, "profiler's count");
+    TR_SAY0(b, tx, TM_EFF_PROFILER_COUNT);
 }
 
 static void md_top_ops(pd_buf *b, const tr_report *rep, const tr_rank *r) {
+  const tr_text *tx = rep->tx;
   if (!r->ops.n_rows) return;
   char *l = rank_name(rep, r);
   size_t k = r->ops.n_rows < MD_OPS ? r->ops.n_rows : MD_OPS;
@@ -370,13 +411,14 @@ static void md_top_ops(pd_buf *b, const tr_report *rep, const tr_rank *r) {
     all += r->ops.rows[i].kernel_us;
     if (i >= k) rest += r->ops.rows[i].kernel_us;
   }
-  pd_buf_printf(b, "\nModelled ops by kernel time, %s (%zu of %zu (op, shape) rows; all in the JSON):\n\n"
-                   "| op | shape | dtype | calls | GFLOP per call | mean kernel µs | TFLOP/s | of peak |\n"
-                   "|---|---|---|---|---|---|---|---|\n", l, k, r->ops.n_rows);
+  pd_buf_putc(b, '\n');
+  TR_SAY(b, tx, TM_EFF_OPS_TITLE, PD_MS(l), PD_MI(k), PD_MI(r->ops.n_rows));
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_EFF_OPS_HEAD, 8);
+  char *no_kernels = TR_SAID0(tx, TM_EFF_NO_KERNELS);
   for (size_t i = 0; i < k; i++) {
     const tr_op_row *o = &r->ops.rows[i];
-    char sh[160], mean[32] = "no kernels", rate[32] = "–", ofp[32] = "–";
-    shape_text(sh, sizeof sh, &o->model);
+    char rate[32] = "–", ofp[32] = "–", mean[32];
     if (o->timed) {
       double tf = o->kernel_us > 0 ? o->model.flops * (double)o->timed / o->kernel_us / 1e6 : 0;
       double peak = tr_flops_peak(r->device, o->model.dtype);
@@ -388,58 +430,69 @@ static void md_top_ops(pd_buf *b, const tr_report *rep, const tr_rank *r) {
     pd_buf_puts(b, "| ");
     tr_kname_md_code(b, name);
     free(name);
-    pd_buf_printf(b, " | %s | %s | %ld | %.4g | %s | %s | %s |\n", sh, o->model.dtype, o->calls, o->model.flops / 1e9, mean,
-                  rate, ofp);
+    pd_buf_puts(b, " | ");
+    shape_text(b, &o->model, tx);
+    pd_buf_printf(b, " | %s | %ld | %.4g | %s | %s | %s |\n", o->model.dtype, o->calls, o->model.flops / 1e9,
+                  o->timed ? mean : no_kernels, rate, ofp);
   }
-  tr_ktab_more_row(b, r->ops.n_rows - k, all > 0 ? 100.0 * rest / all : 0, 8);
+  free(no_kernels);
+  tr_ktab_more_row(b, r->ops.n_rows - k, all > 0 ? 100.0 * rest / all : 0, 8, tx);
   free(l);
 }
 
 static void md_flops(pd_buf *b, const tr_report *rep) {
+  const tr_text *tx = rep->tx;
   bool shapes = false, ops = false;
   for (size_t i = 0; i < rep->n; i++)
     if (!rep->ranks[i]->err) {
       shapes |= rep->ranks[i]->shapes;
       ops |= rep->ranks[i]->ops.calls > 0;
     }
-  if (!shapes) {
-    pd_buf_puts(b, "FLOPs and MFU: not measured — no CPU op recorded its input shapes (`record_shapes`).\n");
+  if (!shapes || !ops) {
+    TR_SAY0(b, tx, !shapes ? TM_EFF_FLOPS_NO_SHAPES : TM_EFF_FLOPS_NO_OPS);
+    pd_buf_putc(b, '\n');
     return;
   }
-  if (!ops) {
-    pd_buf_puts(b, "FLOPs and MFU: not measured — no op the FLOP model covers (`aten::mm`, `addmm`, `bmm`, `baddbmm`, "
-                   "scaled-dot-product and flash attention) has recorded shapes; GEMMs launched outside ATen "
-                   "(Transformer Engine) record none.\n");
-    return;
-  }
-  pd_buf_puts(b, "FLOPs from the recorded shapes (TraceLens's formulas: GEMMs 2·M·N·K, +M·N for addmm's bias, × batch; "
-                 "attention 4·B·H·Nq·Nkv·d, halved when causal). MFU = the time the modelled FLOPs take at the device's "
-                 "dense peak for their dtype ÷ the step window. Only modelled ops count (elementwise ops, norms and GEMMs "
-                 "outside ATen do not), so MFU is a lower bound when the modelled ops' kernels cover less than all of the "
-                 "compute time:\n\n"
-                 "| rank | step | modelled GFLOP | TFLOP/s over the window | MFU | modelled ops' kernels ms | their TFLOP/s | "
-                 "compute time covered |\n|---|---|---|---|---|---|---|---|\n");
+  TR_SAY0(b, tx, TM_EFF_FLOPS_INTRO);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_EFF_FLOPS_HEAD, 8);
   for (size_t i = 0; i < rep->n; i++)
     if (!rep->ranks[i]->err) md_flops_steps(b, rep, rep->ranks[i]);
   const tr_rank *r0 = first_ok(rep);
   md_top_ops(b, rep, r0);
 }
 
+/* The last cell of a bandwidth row: the bus bandwidth against the device's link (fresh). */
+static char *of_link(const tr_bw_row *w, const tr_rank *r0, const tr_text *tx) {
+  double link = r0 && r0->device ? r0->device->link_gbps : NAN;
+  if (isnan(link) || isnan(w->busbw_gbps)) return TR_SAID0(tx, TM_EFF_BW_NO_LINK);
+  if (r0->node_devices > 0 && w->group > r0->node_devices) return TR_SAID0(tx, TM_EFF_BW_SPANS_NODES);
+  return TR_SAID(tx, r0->node_devices ? TM_EFF_BW_OF_LINK : TM_EFF_BW_OF_LINK_ONE_NODE, PD_MF(pct(w->busbw_gbps, link)),
+                 PD_MF(link));
+}
+
 static void md_bandwidth(pd_buf *b, const tr_report *rep) {
+  const tr_text *tx = rep->tx;
   const tr_cross *x = rep->cross;
   const tr_rank *r0 = first_ok(rep);
+  pd_buf_putc(b, '\n');
   if (!x->bw.n) {
-    pd_buf_printf(b, "\nCollective bandwidth: not measured — %s%s.\n",
-                  x->coll_total ? "the collective kernels carry no message sizes (record_param_comms arguments)"
-                                : "no collective kernels",
-                  x->p2p_kernels ? "; point-to-point send/recv kernels (pipeline transfers) are not collectives" : "");
+    char *why = TR_SAID0(tx, x->coll_total ? TM_EFF_BW_NO_SIZES : TM_EFF_BW_NO_COLLECTIVES);
+    if (x->p2p_kernels) {
+      char *more = TR_SAID(tx, TM_EFF_BW_AND_P2P, PD_MS(why));
+      free(why);
+      why = more;
+    }
+    TR_SAY(b, tx, TM_EFF_BW_NONE, PD_MS(why));
+    pd_buf_putc(b, '\n');
+    free(why);
     return;
   }
-  pd_buf_printf(b, "\nCollective bandwidth (nccl-tests' conventions, GB/s = 10⁹ B/s; time = %s):\n\n"
-                   "| collective | message | group | count | mean µs | algbw GB/s | busbw GB/s | of the link |\n"
-                   "|---|---|---|---|---|---|---|---|\n",
-                x->bw_matched ? "the shortest rank's kernel of each matched instance, i.e. without waiting for peers"
-                              : "each rank's own kernel, so waiting for peers is included and the figures are lower bounds");
+  char *basis = TR_SAID0(tx, x->bw_matched ? TM_EFF_BW_MATCHED : TM_EFF_BW_OWN);
+  TR_SAY(b, tx, TM_EFF_BW_TITLE, PD_MS(basis));
+  free(basis);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_EFF_BW_HEAD, 8);
   size_t k = x->bw.n < MD_BW ? x->bw.n : MD_BW;
   double rest = 0, all = 0;
   for (size_t i = 0; i < x->bw.n; i++) {
@@ -448,33 +501,37 @@ static void md_bandwidth(pd_buf *b, const tr_report *rep) {
   }
   for (size_t i = 0; i < k; i++) {
     const tr_bw_row *w = &x->bw.v[i];
-    double link = r0 && r0->device ? r0->device->link_gbps : NAN;
-    char grp[16] = "–", of[64];
+    char grp[16] = "–";
     if (w->group > 0) snprintf(grp, sizeof grp, "%d", w->group);
-    if (isnan(link) || isnan(w->busbw_gbps)) snprintf(of, sizeof of, "not compared (link not known)");
-    else if (r0->node_devices > 0 && w->group > r0->node_devices) snprintf(of, sizeof of, "spans nodes: not compared");
-    else snprintf(of, sizeof of, "%.1f %% of %.0f GB/s%s", pct(w->busbw_gbps, link), link, r0->node_devices ? "" : " (one node assumed)");
-    char *what = tr_kname_cap(w->what, TR_KNAME_MAX);
+    char *of = of_link(w, r0, tx), *what = tr_kname_cap(w->what, TR_KNAME_MAX);
     pd_buf_printf(b, "| %s | %.2f MiB | %s | %ld | %.1f | %.2f | %.2f | %s |\n", what, (double)w->bytes / (1024.0 * 1024.0),
                   grp, w->count, w->time_us / (double)w->count, w->algbw_gbps, w->busbw_gbps, of);
     free(what);
+    free(of);
   }
-  tr_ktab_more_row(b, x->bw.n - k, all > 0 ? 100.0 * rest / all : 0, 8);
+  tr_ktab_more_row(b, x->bw.n - k, all > 0 ? 100.0 * rest / all : 0, 8, tx);
 }
 
 void tr_eff_md(pd_buf *b, const tr_report *rep) {
-  md_memory(b, rep);
-  pd_buf_puts(b, "\n### Efficiency\n\n");
-  const tr_rank *r0 = first_ok(rep);
-  if (r0) md_device(b, r0);
+  tr_text own;
+  tr_report r = *rep;
+  r.tx = tr_text_or_builtin(rep->tx, &own);
+  md_memory(b, &r);
+  pd_buf_putc(b, '\n');
+  md_heading(b, r.tx, 3, TM_EFF_TITLE);
+  const tr_rank *r0 = first_ok(&r);
+  if (r0) md_device(b, r0, r.tx);
   pd_buf_puts(b, "\n");
-  md_flops(b, rep);
-  md_bandwidth(b, rep);
+  md_flops(b, &r);
+  md_bandwidth(b, &r);
+  tr_text_release(&own);
 }
 
 /* ---- hypotheses ---- */
 
-static void hyp_mfu(const tr_report *rep, const tr_rank *r, void (*add)(void *, char *), void *ctx) {
+typedef void (*hyp_add)(void *ctx, char *s);
+
+static void hyp_mfu(const tr_report *rep, const tr_rank *r, const tr_text *tx, hyp_add add, void *ctx) {
   totals t = rank_totals(r);
   double m = mfu_pct(t.ideal_us, t.flops, t.no_peak, t.window_us);
   if (isnan(m) || t.window_us <= 0) return;
@@ -482,39 +539,25 @@ static void hyp_mfu(const tr_report *rep, const tr_rank *r, void (*add)(void *, 
   double kpeak = t.kernel_us > 0 ? pct(t.ideal_us, t.kernel_us) : NAN;
   char *l = rank_name(rep, r);
   if (busy >= 70 && m < 40)
-    add(ctx, pd_xasprintf("%s: MFU %.1f %% with the GPU computing %.0f %% of the step windows: the kernels are slow, not "
-                          "the host. The modelled ops run at %.0f %% of the dense peak while they run and cover %.0f %% of "
-                          "the compute time; look at the slowest rows of the ops table (small or odd GEMM shapes are "
-                          "memory-bound) and at the compute kernels outside the model.",
-                          l, m, busy, kpeak, cover));
+    add(ctx, TR_SAID(tx, TM_HYP_SLOW_KERNELS, PD_MS(l), PD_MF(m), PD_MF(busy), PD_MF(kpeak), PD_MF(cover)));
   else if (busy < 50)
-    add(ctx, pd_xasprintf("%s: MFU %.1f %% and the GPU computes only %.0f %% of the step windows: the time goes to idle "
-                          "and communication (per-step table) before kernel speed matters.",
-                          l, m, busy));
+    add(ctx, TR_SAID(tx, TM_HYP_IDLE_FIRST, PD_MS(l), PD_MF(m), PD_MF(busy)));
   free(l);
 }
 
-static void hyp_memory(const tr_report *rep, const tr_rank *r, void (*add)(void *, char *), void *ctx) {
+static void hyp_memory(const tr_report *rep, const tr_rank *r, const tr_text *tx, hyp_add add, void *ctx) {
   const tr_memory *m = &r->memory;
   if (!m->measured || r->device_total <= 0) return;
   double used = pct((double)m->peak_reserved, (double)r->device_total);
   double frag = pct((double)(m->peak_reserved - m->peak_alloc), (double)r->device_total);
   char *l = rank_name(rep, r);
-  if (used >= 95)
-    add(ctx, pd_xasprintf("%s: memory is the limit — the allocator reserved %.1f %% of the device at its peak; a larger "
-                          "micro-batch or less recomputation will not fit without freeing memory first.", l, used));
-  else if (used < 50)
-    add(ctx, pd_xasprintf("%s: the allocator's peak reservation is %.1f %% of the device: there is room for a larger "
-                          "micro-batch or less activation recomputation (check the estimate with `perf-doctor check`).",
-                          l, used));
-  if (frag >= 15)
-    add(ctx, pd_xasprintf("%s: at the peak %.1f %% of the device was reserved but not allocated (fragmentation or cached "
-                          "blocks): try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and compare the reserved peak.",
-                          l, frag));
+  if (used >= 95) add(ctx, TR_SAID(tx, TM_HYP_MEM_LIMIT, PD_MS(l), PD_MF(used)));
+  else if (used < 50) add(ctx, TR_SAID(tx, TM_HYP_MEM_ROOM, PD_MS(l), PD_MF(used)));
+  if (frag >= 15) add(ctx, TR_SAID(tx, TM_HYP_MEM_FRAG, PD_MS(l), PD_MF(frag)));
   free(l);
 }
 
-static void hyp_bandwidth(const tr_report *rep, void (*add)(void *, char *), void *ctx) {
+static void hyp_bandwidth(const tr_report *rep, const tr_text *tx, hyp_add add, void *ctx) {
   const tr_cross *x = rep->cross;
   const tr_rank *r0 = first_ok(rep);
   if (!x->bw_matched || !r0 || !r0->device || isnan(r0->device->link_gbps)) return;
@@ -524,23 +567,19 @@ static void hyp_bandwidth(const tr_report *rep, void (*add)(void *, char *), voi
     const tr_bw_row *w = &x->bw.v[i];
     if (w->time_us < 0.2 * total || isnan(w->busbw_gbps) || w->busbw_gbps >= 0.5 * r0->device->link_gbps) continue;
     if (r0->node_devices > 0 && w->group > r0->node_devices) continue;
-    add(ctx, pd_xasprintf("%s of %.2f MiB over %d ranks reaches %.1f GB/s bus bandwidth without waiting, %.0f %% of %s's "
-                          "%.0f GB/s: %s",
-                          w->what, (double)w->bytes / (1024.0 * 1024.0), w->group, w->busbw_gbps,
-                          pct(w->busbw_gbps, r0->device->link_gbps), r0->device->link, r0->device->link_gbps,
-                          w->bytes < 4 * 1024 * 1024 ? "messages this small are latency-bound; bucket them larger "
-                                                       "(e.g. a larger gradient bucket) to approach the link"
-                                                     : "check NCCL's algorithm and protocol (NCCL_DEBUG=INFO) and "
-                                                       "whether other traffic shares the link"));
+    add(ctx, TR_SAID(tx, w->bytes < 4 * 1024 * 1024 ? TM_HYP_BW_SMALL : TM_HYP_BW_LOW, PD_MS(w->what),
+                     PD_MF((double)w->bytes / (1024.0 * 1024.0)), PD_MI(w->group), PD_MF(w->busbw_gbps),
+                     PD_MF(pct(w->busbw_gbps, r0->device->link_gbps)), PD_MS(r0->device->link),
+                     PD_MF(r0->device->link_gbps)));
     break;
   }
 }
 
-void tr_eff_hypotheses(const tr_report *rep, void (*add)(void *ctx, char *s), void *ctx) {
+void tr_eff_hypotheses(const tr_report *rep, const tr_text *tx, void (*add)(void *ctx, char *s), void *ctx) {
   for (size_t i = 0; i < rep->n; i++)
     if (!rep->ranks[i]->err) {
-      hyp_mfu(rep, rep->ranks[i], add, ctx);
-      hyp_memory(rep, rep->ranks[i], add, ctx);
+      hyp_mfu(rep, rep->ranks[i], tx, add, ctx);
+      hyp_memory(rep, rep->ranks[i], tx, add, ctx);
     }
-  hyp_bandwidth(rep, add, ctx);
+  hyp_bandwidth(rep, tx, add, ctx);
 }

@@ -14,9 +14,10 @@
 void tr_eff_rank_json(json_t *o, const tr_rank *r);
 /* The cross-rank bandwidth table: {"basis", "rows": [...]}. */
 json_t *tr_eff_bw_json(const tr_report *rep);
-/* The "Memory" and "Efficiency" sections. */
+/* The "Memory" and "Efficiency" sections, in rep->tx's language. */
 void tr_eff_md(pd_buf *b, const tr_report *rep);
-/* Hypotheses from the efficiency figures; each string is handed to add (which owns it). */
-void tr_eff_hypotheses(const tr_report *rep, void (*add)(void *ctx, char *s), void *ctx);
+/* Hypotheses from the efficiency figures in tx's language; each string is handed to add (which
+ * owns it). */
+void tr_eff_hypotheses(const tr_report *rep, const tr_text *tx, void (*add)(void *ctx, char *s), void *ctx);
 
 #endif

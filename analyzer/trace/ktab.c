@@ -7,18 +7,8 @@
 #include "base/hash.h"
 #include "trace/kname.h"
 
-/* The sentences this module writes (a later change moves them into the trace message catalog). */
-enum { M_TITLE, M_TITLE_ONE, M_HEADER, M_NONE, M_MORE, M_BASIS, M_COUNT };
-static const char *const MSG[M_COUNT] = {
-    [M_TITLE] = "\nKernels by GPU time over %d ranks (HTA's kernel table: %zu distinct, the events of its iterations; "
-                "full names in the JSON):\n\n",
-    [M_TITLE_ONE] = "\nKernels by GPU time (HTA's kernel table: %zu distinct, the events of its iterations; full names "
-                    "in the JSON):\n\n",
-    [M_HEADER] = "| kernel | type | ranks | calls | total µs | mean µs | share |\n|---|---|---|---|---|---|---|\n",
-    [M_NONE] = "\nKernels by GPU time: no GPU kernels in HTA's iterations.\n",
-    [M_MORE] = "| … %zu more (%.1f %% of the time) |",
-    [M_BASIS] = "HTA's kernel table (the events of its iterations) summed over the ranks",
-};
+/* What the JSON's "basis" says (a fixed value of the document, not a sentence of the markdown). */
+static const char BASIS[] = "HTA's kernel table (the events of its iterations) summed over the ranks";
 
 static const char *class_name(int cls) {
   switch (cls) {
@@ -78,7 +68,7 @@ static json_t *jn(double x) {
 
 json_t *tr_ktab_json(const tr_ktab *t) {
   json_t *o = json_object(), *rows = json_array();
-  json_object_set_new(o, "basis", json_string(MSG[M_BASIS]));
+  json_object_set_new(o, "basis", json_string(BASIS));
   json_object_set_new(o, "ranks", json_integer(t->ranks));
   json_object_set_new(o, "iterations", json_integer(t->iterations));
   json_object_set_new(o, "distinct", json_integer((json_int_t)t->n));
@@ -101,21 +91,27 @@ json_t *tr_ktab_json(const tr_ktab *t) {
   return o;
 }
 
-void tr_ktab_more_row(pd_buf *b, size_t more, double pct, int cols) {
+void tr_ktab_more_row(pd_buf *b, size_t more, double pct, int cols, const tr_text *tx) {
   if (!more) return;
-  pd_buf_printf(b, MSG[M_MORE], more, pct);
+  pd_buf_puts(b, "| ");
+  TR_SAY(b, tx, TM_KT_MORE, PD_MI(more), PD_MF(pct));
+  pd_buf_puts(b, " |");
   for (int c = 1; c < cols; c++) pd_buf_puts(b, " |");
   pd_buf_putc(b, '\n');
 }
 
-void tr_ktab_md(pd_buf *b, const tr_ktab *t, size_t top) {
+void tr_ktab_md(pd_buf *b, const tr_ktab *t, size_t top, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
   if (!t->n) {
-    pd_buf_puts(b, MSG[M_NONE]);
+    TR_SAY0(b, tx, TM_KT_NONE);
+    pd_buf_putc(b, '\n');
     return;
   }
-  if (t->ranks > 1) pd_buf_printf(b, MSG[M_TITLE], t->ranks, t->n);
-  else pd_buf_printf(b, MSG[M_TITLE_ONE], t->n);
-  pd_buf_puts(b, MSG[M_HEADER]);
+  if (t->ranks > 1) TR_SAY(b, tx, TM_KT_TITLE, PD_MI(t->ranks), PD_MI(t->n));
+  else TR_SAY(b, tx, TM_KT_TITLE_ONE, PD_MI(t->n));
+  pd_buf_puts(b, "\n\n");
+  TR_SAY0(b, tx, TM_KT_HEAD);
+  pd_buf_puts(b, "\n|---|---|---|---|---|---|---|\n");
   size_t k = t->n < top ? t->n : top;
   const char **names = pd_xmalloc((k ? k : 1) * sizeof *names);
   for (size_t i = 0; i < k; i++) names[i] = t->v[i].name;
@@ -129,7 +125,7 @@ void tr_ktab_md(pd_buf *b, const tr_ktab *t, size_t top) {
                   r->count ? r->sum_us / (double)r->count : 0.0, t->total_us > 0 ? 100.0 * r->sum_us / t->total_us : 0.0);
     rest -= r->sum_us;
   }
-  tr_ktab_more_row(b, t->n - k, t->total_us > 0 ? 100.0 * fmax(rest, 0) / t->total_us : 0.0, 7);
+  tr_ktab_more_row(b, t->n - k, t->total_us > 0 ? 100.0 * fmax(rest, 0) / t->total_us : 0.0, 7, tx);
   tr_kname_table_free(shown, k);
   free(names);
 }

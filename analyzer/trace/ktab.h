@@ -39,11 +39,11 @@ void tr_ktab_free(tr_ktab *t);
  * "count", "sum_us", "mean_us", "min_us", "max_us", "pct"}]} with every kernel (new reference). */
 json_t *tr_ktab_json(const tr_ktab *t);
 
-/* The markdown table of the top rows (at most top) and the rest in one row. */
-void tr_ktab_md(pd_buf *b, const tr_ktab *t, size_t top);
+/* The markdown table of the top rows (at most top) and the rest in one row, in tx's language. */
+void tr_ktab_md(pd_buf *b, const tr_ktab *t, size_t top, const tr_text *tx);
 
 /* A table's last row for the rows it leaves out: "| … N more (x % of the time) |" and cols - 1
  * empty cells; nothing when more is 0. */
-void tr_ktab_more_row(pd_buf *b, size_t more, double pct, int cols);
+void tr_ktab_more_row(pd_buf *b, size_t more, double pct, int cols, const tr_text *tx);
 
 #endif

@@ -64,14 +64,15 @@ static bool any_gpu_memory(const tr_report *rep) {
   return false;
 }
 
-static const char *profiler_target(const tr_report *rep) {
+/* The profiler target the file names say, or the message that they name none (fresh). */
+static char *profiler_target(const tr_report *rep, const tr_text *tx) {
+  static const char *const targets[] = {"train_overall", "train_actor", "train_log_probs"};
   for (size_t i = 0; i < rep->n; i++) {
     const char *b = pd_path_base(rep->ranks[i]->file);
-    if (strstr(b, "train_overall")) return "train_overall";
-    if (strstr(b, "train_actor")) return "train_actor";
-    if (strstr(b, "train_log_probs")) return "train_log_probs";
+    for (size_t k = 0; k < sizeof targets / sizeof *targets; k++)
+      if (strstr(b, targets[k])) return pd_xstrdup(targets[k]);
   }
-  return "not named in the file names (Relax writes train_overall by default)";
+  return TR_SAID0(tx, TM_SUM_TARGET_UNNAMED);
 }
 
 /* ---- hypotheses: each names its evidence and the experiment that would confirm it ---- */
@@ -84,14 +85,16 @@ typedef struct {
 static void sum_add(strlist *l, char *s) { *PD_PUSH(l->v, l->n, l->cap) = s; }
 static void sum_add_cb(void *l, char *s) { sum_add(l, s); }
 
-/* Appends "#1, #2, #3" for the rows of `rows` (n of them) whose flag is set. */
-static void step_list(pd_buf *b, const long *steps, const bool *flag, size_t n) {
+/* "#1, #2, #3" for the rows of `steps` (n of them) whose flag is set (fresh). */
+static char *step_list(const long *steps, const bool *flag, size_t n) {
+  pd_buf b = {0};
   bool first = true;
   for (size_t i = 0; i < n; i++)
     if (flag[i]) {
-      pd_buf_printf(b, "%s#%ld", first ? "" : ", ", steps[i]);
+      pd_buf_printf(&b, "%s#%ld", first ? "" : ", ", steps[i]);
       first = false;
     }
+  return pd_buf_take(&b);
 }
 
 /* One kind of per-rank loss, gathered over ranks so that the same sentence is not repeated. */
@@ -108,13 +111,18 @@ static void group_add(rank_group *g, const char *label, double v) {
   g->n++;
 }
 
-static char *group_share(const rank_group *g) {
-  if (g->hi - g->lo < 0.05) return pd_xasprintf("%.1f %%", g->hi);
-  return pd_xasprintf("%.1f–%.1f %%", g->lo, g->hi);
+/* The group's sentence, when it has ranks, and the group's memory released. */
+static void group_say(rank_group *g, const tr_text *tx, tr_msg_id id, strlist *out) {
+  if (g->n) {
+    char *sh = g->hi - g->lo < 0.05 ? pd_xasprintf("%.1f %%", g->hi) : pd_xasprintf("%.1f–%.1f %%", g->lo, g->hi);
+    sum_add(out, TR_SAID(tx, id, PD_MS(g->ranks.data), PD_MS(sh)));
+    free(sh);
+  }
+  pd_buf_free(&g->ranks);
 }
 
 /* Per rank, the dominant losses, gathered over ranks so that one sentence covers them. */
-static void hyp_rank_losses(const tr_report *rep, strlist *out) {
+static void hyp_rank_losses(const tr_report *rep, const tr_text *tx, strlist *out) {
   const tr_cross *x = rep->cross;
   rank_group data = {0}, launch = {0}, comm_wait = {0}, comm_bw = {0};
   for (size_t i = 0; i < rep->n; i++) {
@@ -138,52 +146,18 @@ static void hyp_rank_losses(const tr_report *rep, strlist *out) {
     }
     free(lab);
   }
-  char *sh;
-  if (data.n) {
-    sh = group_share(&data);
-    sum_add(out, pd_xasprintf("On %s the GPU has no work queued while the host is outside launch activity for %s "
-                          "of the step windows (data supply or other host-side work): re-profile with "
-                          "--profile-with-stack to see which Python code runs in those gaps.",
-                          data.ranks.data, sh));
-    free(sh);
-  }
-  if (launch.n) {
-    sh = group_share(&launch);
-    sum_add(out, pd_xasprintf("On %s the host is issuing work while the GPU idles for %s of the step windows "
-                          "(launch-bound): check the launch delays and runtime-call durations in the HTA "
-                          "launch statistics and the CPU time of the ops between kernels.",
-                          launch.ranks.data, sh));
-    free(sh);
-  }
-  if (comm_wait.n) {
-    sh = group_share(&comm_wait);
-    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows, and most "
-                          "of their NCCL time is spent waiting for the last peer: fix the late arrival (see "
-                          "the collectives table) before tuning communication.",
-                          comm_wait.ranks.data, sh));
-    free(sh);
-  }
-  if (comm_bw.n) {
-    sh = group_share(&comm_bw);
-    sum_add(out, pd_xasprintf("On %s communication not hidden by compute takes %s of the step windows%s: compare "
-                          "the collectives' message sizes and durations with the link bandwidth, and check "
-                          "whether they could overlap with compute.",
-                          comm_bw.ranks.data, sh,
-                          x->coll_instances ? " without much waiting for peers"
-                          : !x->coll_total && x->p2p_kernels ? " (point-to-point send/recv only: pipeline transfers)"
-                                                             : " (no cross-rank match to split wait from transfer)"));
-    free(sh);
-  }
-  pd_buf_free(&data.ranks);
-  pd_buf_free(&launch.ranks);
-  pd_buf_free(&comm_wait.ranks);
-  pd_buf_free(&comm_bw.ranks);
+  group_say(&data, tx, TM_HYP_DATA, out);
+  group_say(&launch, tx, TM_HYP_LAUNCH, out);
+  group_say(&comm_wait, tx, TM_HYP_COMM_WAIT, out);
+  group_say(&comm_bw, tx, x->coll_instances ? TM_HYP_COMM_MATCHED : !x->coll_total && x->p2p_kernels ? TM_HYP_COMM_P2P
+                                                                                                    : TM_HYP_COMM_UNMATCHED,
+            out);
 }
 
-static void build_hypotheses(const tr_report *rep, strlist *out) {
+/* Ranks that start most matched collectives last and make their peers wait. */
+static void hyp_late(const tr_report *rep, const tr_text *tx, strlist *out) {
   const tr_cross *x = rep->cross;
   size_t ok = n_ok(rep);
-  /* stragglers at collectives */
   double total_wait = 0;
   for (size_t i = 0; i < rep->n; i++) total_wait += x->per_rank[i].wait_us;
   for (size_t i = 0; i < rep->n; i++) {
@@ -192,62 +166,59 @@ static void build_hypotheses(const tr_report *rep, strlist *out) {
     if (c->arrived_last * 2 < c->instances || c->imposed_us < 0.2 * total_wait / (double)ok || c->imposed_us < 1000)
       continue;
     char *l = rank_label(rep, i);
-    sum_add(out, pd_xasprintf("%s starts %ld of %ld matched collectives last and makes its peers wait %.1f ms in "
-                          "total: compare its data-supply idle and compute time per step with its peers "
-                          "(tables above), and its data-loader / TransferQueue timings in the Relax timeline.",
-                          l, c->arrived_last, c->instances, c->imposed_us / 1000.0));
+    sum_add(out, TR_SAID(tx, TM_HYP_LATE, PD_MS(l), PD_MI(c->arrived_last), PD_MI(c->instances),
+                         PD_MF(c->imposed_us / 1000.0)));
     free(l);
   }
-  /* DP groups: data-supply outliers and compute spread, one sentence per rank over its steps */
-  if (x->n_dp) {
-    long *steps = pd_xmalloc(x->n_dp * sizeof *steps);
-    bool *flag = pd_xmalloc(x->n_dp * sizeof *flag);
-    for (size_t k = 0; k < x->n_dp; k++) steps[k] = x->dp[k].step;
-    for (size_t i = 0; i < rep->n; i++) {
-      if (rep->ranks[i]->err) continue;
-      size_t nd = 0, nc = 0, first_d = 0, first_c = 0;
-      double excess = 0;
-      for (size_t k = 0; k < x->n_dp; k++) {
-        const tr_dp_row *d = &x->dp[k];
-        double e = d->data_max_us - d->data_median_us;
-        flag[k] = d->most_data == (int)i && e > 5000 && e > 0.05 * d->mean_us;
-        if (flag[k] && nd++ == 0) first_d = k;
-        if (flag[k]) excess += e;
-      }
-      if (nd) {
-        const tr_dp_row *d = &x->dp[first_d];
-        char *l = rank_label(rep, i);
-        pd_buf b = {0};
-        pd_buf_printf(&b, "%s has %.1f ms more data-supply idle (GPU idle, nothing queued, host outside launch "
-                          "activity) than the median of its DP group on average in step(s) ",
-                      l, excess / (double)nd / 1000.0);
-        step_list(&b, steps, flag, x->n_dp);
-        pd_buf_printf(&b, " (%.1f vs %.1f ms in #%ld): check its data loading for those steps (e.g. "
-                          "train_get_data in the timeline written by Relax's --timeline-dump-dir).",
-                      d->data_max_us / 1000.0, d->data_median_us / 1000.0, d->step);
-        sum_add(out, pd_buf_take(&b));
-        free(l);
-      }
-      for (size_t k = 0; k < x->n_dp; k++) {
-        flag[k] = x->dp[k].slowest == (int)i && x->dp[k].spread_pct > 5;
-        if (flag[k] && nc++ == 0) first_c = k;
-      }
-      if (nc) {
-        const tr_dp_row *d = &x->dp[first_c];
-        char *l = rank_label(rep, i);
-        pd_buf b = {0};
-        pd_buf_printf(&b, "%s computes the most among the DP ranks of its pp/tp position in step(s) ", l);
-        step_list(&b, steps, flag, x->n_dp);
-        pd_buf_printf(&b, " (%.1f ms vs a mean of %.1f ms, spread %.1f %% in #%ld): compare the tokens per "
-                          "micro-batch each rank received in those steps.",
-                      d->max_us / 1000.0, d->mean_us / 1000.0, d->spread_pct, d->step);
-        sum_add(out, pd_buf_take(&b));
-        free(l);
-      }
+}
+
+/* DP groups: data-supply outliers and compute spread, one sentence per rank over its steps. */
+static void hyp_dp(const tr_report *rep, const tr_text *tx, strlist *out) {
+  const tr_cross *x = rep->cross;
+  if (!x->n_dp) return;
+  long *steps = pd_xmalloc(x->n_dp * sizeof *steps);
+  bool *flag = pd_xmalloc(x->n_dp * sizeof *flag);
+  for (size_t k = 0; k < x->n_dp; k++) steps[k] = x->dp[k].step;
+  for (size_t i = 0; i < rep->n; i++) {
+    if (rep->ranks[i]->err) continue;
+    size_t nd = 0, nc = 0, first_d = 0, first_c = 0;
+    double excess = 0;
+    for (size_t k = 0; k < x->n_dp; k++) {
+      const tr_dp_row *d = &x->dp[k];
+      double e = d->data_max_us - d->data_median_us;
+      flag[k] = d->most_data == (int)i && e > 5000 && e > 0.05 * d->mean_us;
+      if (flag[k] && nd++ == 0) first_d = k;
+      if (flag[k]) excess += e;
     }
-    free(steps);
-    free(flag);
+    if (nd) {
+      const tr_dp_row *d = &x->dp[first_d];
+      char *l = rank_label(rep, i), *sl = step_list(steps, flag, x->n_dp);
+      sum_add(out, TR_SAID(tx, TM_HYP_DP_DATA, PD_MS(l), PD_MF(excess / (double)nd / 1000.0), PD_MS(sl),
+                           PD_MF(d->data_max_us / 1000.0), PD_MF(d->data_median_us / 1000.0), PD_MI(d->step)));
+      free(sl);
+      free(l);
+    }
+    for (size_t k = 0; k < x->n_dp; k++) {
+      flag[k] = x->dp[k].slowest == (int)i && x->dp[k].spread_pct > 5;
+      if (flag[k] && nc++ == 0) first_c = k;
+    }
+    if (nc) {
+      const tr_dp_row *d = &x->dp[first_c];
+      char *l = rank_label(rep, i), *sl = step_list(steps, flag, x->n_dp);
+      sum_add(out, TR_SAID(tx, TM_HYP_DP_COMPUTE, PD_MS(l), PD_MS(sl), PD_MF(d->max_us / 1000.0),
+                           PD_MF(d->mean_us / 1000.0), PD_MF(d->spread_pct), PD_MI(d->step)));
+      free(sl);
+      free(l);
+    }
   }
+  free(steps);
+  free(flag);
+}
+
+static void build_hypotheses(const tr_report *rep, const tr_text *tx, strlist *out) {
+  const tr_cross *x = rep->cross;
+  hyp_late(rep, tx, out);
+  hyp_dp(rep, tx, out);
   /* pipeline: the worst stage against the 1F1B ideal */
   const tr_pp_row *worst = NULL;
   size_t worst_s = 0;
@@ -261,13 +232,10 @@ static void build_hypotheses(const tr_report *rep, strlist *out) {
       }
   }
   if (worst && worst->stages[worst_s].bubble_pct > worst->ideal_pct + 2)
-    sum_add(out, pd_xasprintf("PP stage %d has a %.1f %% bubble in step #%ld against the 1F1B ideal of %.1f %% "
-                          "(p=%d, m=%ld): compare the stages' forward/backward kernel time per micro-batch to "
-                          "see whether the layers are split unevenly, and the P2P kernels for slow transfers.",
-                          worst->stages[worst_s].pp, worst->stages[worst_s].bubble_pct, worst->step,
-                          worst->ideal_pct, worst->p, worst->m));
-  hyp_rank_losses(rep, out);
-  tr_eff_hypotheses(rep, sum_add_cb, out);
+    sum_add(out, TR_SAID(tx, TM_HYP_PP, PD_MI(worst->stages[worst_s].pp), PD_MF(worst->stages[worst_s].bubble_pct),
+                         PD_MI(worst->step), PD_MF(worst->ideal_pct), PD_MI(worst->p), PD_MI(worst->m)));
+  hyp_rank_losses(rep, tx, out);
+  tr_eff_hypotheses(rep, tx, sum_add_cb, out);
 }
 
 /* ---- JSON ---- */
@@ -474,6 +442,8 @@ char *tr_summary_dump(const json_t *doc) {
 
 json_t *tr_summary_json_value(const tr_report *rep) {
   const tr_cross *x = rep->cross;
+  tr_text own;
+  const tr_text en = {tr_text_or_builtin(rep->tx, &own)->msgs, TR_EN};
   json_t *root = json_object();
   json_object_set_new(root, "tool", json_string("perf-doctor trace"));
   json_object_set_new(root, "version", json_string(PD_VERSION));
@@ -482,7 +452,9 @@ json_t *tr_summary_json_value(const tr_report *rep) {
   json_object_set_new(src, "files", json_integer((json_int_t)rep->n));
   json_object_set_new(src, "read", json_integer((json_int_t)n_ok(rep)));
   json_object_set_new(src, "failed", json_integer((json_int_t)(rep->n - n_ok(rep))));
-  json_object_set_new(src, "profiler_target", json_string(profiler_target(rep)));
+  char *target = profiler_target(rep, &en);
+  json_object_set_new(src, "profiler_target", json_string(target));
+  free(target);
   json_object_set_new(root, "source", src);
   json_object_set_new(root, "include_last_profiler_step", json_boolean(rep->include_last));
   json_object_set_new(root, "gpu_memory", json_string(any_gpu_memory(rep) ? "measured (ranks[].memory)"
@@ -589,7 +561,7 @@ json_t *tr_summary_json_value(const tr_report *rep) {
   json_object_set_new(cross, "pipeline", pp);
   json_object_set_new(root, "cross_rank", cross);
   strlist hyp = {0};
-  build_hypotheses(rep, &hyp);
+  build_hypotheses(rep, &en, &hyp);
   json_t *hj = json_array();
   for (size_t i = 0; i < hyp.n; i++) {
     json_array_append_new(hj, json_string(hyp.v[i]));
@@ -597,26 +569,50 @@ json_t *tr_summary_json_value(const tr_report *rep) {
   }
   free(hyp.v);
   json_object_set_new(root, "hypotheses", hj);
+  tr_text_release(&own);
   return root;
 }
 
 /* ---- markdown ---- */
 
-static void md_steps_list(pd_buf *b, const tr_rank *r) {
+/* "\n### title\n\n" and the like: a heading of level `level` from a message. */
+static void md_heading(pd_buf *b, const tr_text *tx, int level, tr_msg_id id) {
+  pd_buf_printf(b, "%.*s ", level, "####");
+  TR_SAY0(b, tx, id);
+  pd_buf_puts(b, "\n\n");
+}
+
+/* A table's header row from a message and its separator row. */
+static void md_table_head(pd_buf *b, const tr_text *tx, tr_msg_id id, int cols) {
+  TR_SAY0(b, tx, id);
+  pd_buf_putc(b, '\n');
+  for (int c = 0; c < cols; c++) pd_buf_puts(b, "|---");
+  pd_buf_puts(b, "|\n");
+}
+
+/* "#1, #2", or the whole-trace phrase when the trace has no ProfilerStep markers (fresh). */
+static char *md_steps_list(const tr_rank *r, const tr_text *tx) {
+  pd_buf b = {0};
   for (size_t s = 0; s < r->n_steps; s++) {
-    if (r->steps[s].step < 0) pd_buf_puts(b, "whole trace (no ProfilerStep markers)");
-    else pd_buf_printf(b, "%s#%ld", s ? ", " : "", r->steps[s].step);
+    if (r->steps[s].step < 0) TR_SAY0(&b, tx, TM_SUM_WHOLE_TRACE);
+    else pd_buf_printf(&b, "%s#%ld", s ? ", " : "", r->steps[s].step);
   }
+  return pd_buf_take(&b);
 }
 
 /* Source line and the table of files read. */
-static void md_source(pd_buf *b, const tr_report *rep) {
-  pd_buf_printf(b, "**Source:** %zu file(s) read", n_ok(rep));
-  if (n_ok(rep) != rep->n) pd_buf_printf(b, ", %zu failed", rep->n - n_ok(rep));
-  pd_buf_printf(b, " from `%s` · profiler target: %s · GPU memory: %s\n\n", rep->path,
-                profiler_target(rep), any_gpu_memory(rep) ? "measured (see Memory)" : "not measured");
-  pd_buf_puts(b, "| rank | rank from | dp/tp/pp (file name) | world size | file | size | events |\n"
-                  "|---|---|---|---|---|---|---|\n");
+static void md_source(pd_buf *b, const tr_report *rep, const tr_text *tx) {
+  char *target = profiler_target(rep, tx);
+  char *mem = TR_SAID0(tx, any_gpu_memory(rep) ? TM_SUM_MEMORY_MEASURED : TM_NOT_MEASURED);
+  size_t ok = n_ok(rep);
+  if (ok != rep->n)
+    TR_SAY(b, tx, TM_SUM_SOURCE_FAILED, PD_MI(ok), PD_MI(rep->n - ok), PD_MS(rep->path), PD_MS(target), PD_MS(mem));
+  else
+    TR_SAY(b, tx, TM_SUM_SOURCE, PD_MI(ok), PD_MS(rep->path), PD_MS(target), PD_MS(mem));
+  free(target);
+  free(mem);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_SUM_FILES_HEAD, 7);
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err) continue;
@@ -624,168 +620,191 @@ static void md_source(pd_buf *b, const tr_report *rep) {
     if (r->dp >= 0 || r->tp >= 0 || r->pp >= 0) snprintf(par, sizeof par, "%d/%d/%d", r->dp, r->tp, r->pp);
     char ws[16] = "–";
     if (r->world_size >= 0) snprintf(ws, sizeof ws, "%d", r->world_size);
-    pd_buf_printf(b, "| %d | %s | %s | %s | `%s` | %.1f MB%s | %llu |\n", r->rank, r->rank_source, par, ws,
+    char *from = !strcmp(r->rank_source, "file name") ? TR_SAID0(tx, TM_SUM_FROM_FILE_NAME)
+                 : !strcmp(r->rank_source, "default") ? TR_SAID0(tx, TM_SUM_FROM_DEFAULT)
+                                                      : pd_xstrdup(r->rank_source);
+    pd_buf_printf(b, "| %d | %s | %s | %s | `%s` | %.1f MB%s | %llu |\n", r->rank, from, par, ws,
                   pd_path_base(r->file), (double)r->file_bytes / 1e6, r->gzip ? " gz" : "",
                   (unsigned long long)r->n_events);
+    free(from);
   }
   for (size_t i = 0; i < rep->n; i++)
-    if (rep->ranks[i]->err) pd_buf_printf(b, "\n**Could not read:** %s", rep->ranks[i]->err);
-  if (n_ok(rep) != rep->n) pd_buf_puts(b, "\n");
-
+    if (rep->ranks[i]->err) {
+      pd_buf_putc(b, '\n');
+      TR_SAY(b, tx, TM_COULD_NOT_READ, PD_MS(rep->ranks[i]->err));
+    }
+  if (ok != rep->n) pd_buf_puts(b, "\n");
 }
 
 /* Window, rank / stream and filter: what the figures cover. */
-static void md_scope(pd_buf *b, const tr_report *rep) {
+static void md_scope(pd_buf *b, const tr_report *rep, const tr_text *tx) {
   const tr_rank *r0 = NULL;
   for (size_t i = 0; i < rep->n && !r0; i++)
     if (!rep->ranks[i]->err) r0 = rep->ranks[i];
-  pd_buf_puts(b, "\n**Window:** per-step figures cover each `ProfilerStep` span on the CPU timeline (");
-  md_steps_list(b, r0);
-  pd_buf_puts(b, "), GPU activity clipped to it. HTA-parity figures cover ");
+  char *steps = md_steps_list(r0, tx), *hta;
   if (r0->hta.filtered) {
-    pd_buf_puts(b, "the events launched in steps ");
-    for (size_t k = 0; k < r0->hta.n_iterations; k++)
-      pd_buf_printf(b, "%s#%ld", k ? ", " : "", r0->hta.iterations[k]);
-    if (r0->hta.dropped_step >= 0)
-      pd_buf_printf(b, "; #%ld is dropped because HTA drops the last ProfilerStep by default", r0->hta.dropped_step);
-    pd_buf_puts(b, ".\n");
+    pd_buf its = {0};
+    for (size_t k = 0; k < r0->hta.n_iterations; k++) pd_buf_printf(&its, "%s#%ld", k ? ", " : "", r0->hta.iterations[k]);
+    const char *list = its.data ? its.data : "";
+    hta = r0->hta.dropped_step >= 0 ? TR_SAID(tx, TM_SUM_HTA_STEPS_DROPPED, PD_MS(list), PD_MI(r0->hta.dropped_step))
+                                     : TR_SAID(tx, TM_SUM_HTA_STEPS, PD_MS(list));
+    pd_buf_free(&its);
   } else {
-    pd_buf_puts(b, "the whole trace (fewer than two ProfilerStep markers, so HTA does not filter).\n");
+    hta = TR_SAID0(tx, TM_SUM_HTA_WHOLE);
   }
+  pd_buf_putc(b, '\n');
+  TR_SAY(b, tx, TM_SUM_WINDOW, PD_MS(steps), PD_MS(hta));
+  pd_buf_puts(b, "\n\n");
+  free(steps);
+  free(hta);
 
-  pd_buf_puts(b, "\n**Rank / stream:** ");
+  pd_buf ranks = {0};
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err) continue;
     char *l = rank_label(rep, i);
-    pd_buf_printf(b, "%s%s: streams ", i ? "; " : "", l);
+    pd_buf st = {0};
+    for (size_t s = 0; s < r->n_streams; s++) pd_buf_printf(&st, "%s%ld", s ? "," : "", r->streams[s]);
+    if (!r->n_streams) TR_SAY0(&st, tx, TM_SUM_NO_STREAMS);
+    pd_buf_puts(&ranks, i ? "; " : "");
+    TR_SAY(&ranks, tx, TM_SUM_RANK_STREAMS, PD_MS(l), PD_MS(st.data ? st.data : ""));
+    pd_buf_free(&st);
     free(l);
-    for (size_t s = 0; s < r->n_streams; s++) pd_buf_printf(b, "%s%ld", s ? "," : "", r->streams[s]);
-    if (!r->n_streams) pd_buf_puts(b, "none (no GPU rows)");
   }
-  pd_buf_puts(b, ". Every utilisation figure is a union over all streams of the rank's device.\n");
-
-  pd_buf_puts(b, "\n**Filter:** HTA's name rules — communication = `^nccl|^hip|^hccl|ncclKernel`; memory = "
-                  "`^Memcpy|^Memset|^dma`; compute = every other GPU row except sync/wait rows (other). "
-                  "Exposed communication = communication with no compute kernel running on any stream; "
-                  "exposed memcpy = copies with neither. Idle = no GPU row on any stream, split into "
-                  "*collective wait* (an NCCL kernel launched but not started, or the host inside a "
-                  "collective call), *launch-bound* (work launched but not started, or the host inside "
-                  "CPU ops / runtime calls, gaps under 100 µs bridged) and *data supply* (nothing queued "
-                  "and the host outside launch activity). NCCL kernel time includes waiting for peers; "
-                  "the cross-rank section splits it. HTA figures use HTA's ns rounding");
-  pd_buf_printf(b, "%s.\n", r0->hta.rounded ? " (applied: some ts are floats or missing, so pandas reads them as floats)"
-                                              : " (not applied: every ts is an integer)");
-
+  TR_SAY(b, tx, TM_SUM_STREAMS, PD_MS(ranks.data ? ranks.data : ""));
+  pd_buf_free(&ranks);
+  pd_buf_puts(b, "\n\n");
+  char *rounding = TR_SAID0(tx, r0->hta.rounded ? TM_SUM_ROUNDING_APPLIED : TM_SUM_ROUNDING_NOT_APPLIED);
+  TR_SAY(b, tx, TM_SUM_FILTER, PD_MS(rounding));
+  free(rounding);
+  pd_buf_putc(b, '\n');
 }
 
 /* A negative non-compute time is HTA's rounding, not a measurement: say so. */
-static void md_negative(pd_buf *b, const tr_report *rep) {
+static void md_negative(pd_buf *b, const tr_report *rep, const tr_text *tx) {
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err || r->hta.non_compute_us >= 0) continue;
     char *l = rank_label(rep, i);
-    pd_buf_printf(b, "\n%s's non-compute time is negative (%.0f µs) because HTA rounds every GPU row to whole µs (start up, "
-                     "end down): %ld non-compute rows shorter than 1 µs come out with a negative length (%.0f µs in all). "
-                     "The figure is kept for parity with HTA; without rounding the non-compute time is %.3f µs.\n",
-                  l, r->hta.non_compute_us, r->hta.neg_rows, r->hta.neg_us, r->hta.non_compute_exact_us);
+    pd_buf_putc(b, '\n');
+    TR_SAY(b, tx, TM_SUM_NEGATIVE, PD_MS(l), PD_MF(r->hta.non_compute_us), PD_MI(r->hta.neg_rows),
+           PD_MF(r->hta.neg_us), PD_MF(r->hta.non_compute_exact_us));
+    pd_buf_putc(b, '\n');
     free(l);
   }
 }
 
+/* One rank's idle time by stream, its launch statistics and its top kernel. */
+static void md_idle_rank(pd_buf *b, const tr_report *rep, size_t i, const tr_text *tx) {
+  const tr_hta *h = &rep->ranks[i]->hta;
+  char *l = rank_label(rep, i);
+  pd_buf st = {0};
+  for (size_t s = 0; s < h->n_idle; s++) {
+    pd_buf_puts(&st, s ? "; " : " ");
+    TR_SAY(&st, tx, TM_SUM_IDLE_STREAM, PD_MI(h->idle[s].stream), PD_MF(h->idle[s].host_wait_us),
+           PD_MF(h->idle[s].kernel_wait_us), PD_MF(h->idle[s].other_us));
+  }
+  TR_SAY(b, tx, TM_SUM_IDLE_RANK, PD_MS(l), PD_MS(st.data ? st.data : ""), PD_MI(h->launch_n),
+         PD_MF(h->launch_median_delay_us), PD_MI(h->launch_delay_over_100), PD_MI(h->launch_cpu_over_50));
+  pd_buf_free(&st);
+  free(l);
+  if (h->n_kernel_stats) {
+    const tr_kernel_stat *k = &h->kernels[0];
+    char *kn = tr_kname_short(k->name, TR_KNAME_COMPACT);
+    pd_buf code = {0};
+    tr_kname_md_code(&code, kn);
+    pd_buf_putc(b, ' ');
+    TR_SAY(b, tx, TM_SUM_TOP_KERNEL, PD_MS(code.data), PD_MS(class_name(k->cls)), PD_MF(k->sum_us), PD_MI(k->count));
+    pd_buf_free(&code);
+    free(kn);
+  }
+  pd_buf_puts(b, "\n");
+}
+
 /* HTA's figures per rank, kernel types, idle by stream and launch statistics. */
-static void md_hta(pd_buf *b, const tr_report *rep) {
-  pd_buf_puts(b, "\n## Measured\n\n### HTA parity (temporal breakdown over the GPU busy span)\n\n"
-                  "| rank | kernel time µs | idle µs (%) | compute µs (%) | non-compute µs (%) | comm–comp overlap |\n"
-                  "|---|---|---|---|---|---|\n");
+static void md_hta(pd_buf *b, const tr_report *rep, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  md_heading(b, tx, 2, TM_SUM_MEASURED);
+  md_heading(b, tx, 3, TM_SUM_HTA_TITLE);
+  md_table_head(b, tx, TM_SUM_HTA_HEAD, 6);
   double kt[8] = {0}, kts = 0;
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err) continue;
     const tr_hta *h = &r->hta;
     char *l = rank_label(rep, i);
-    char ov[32] = "n/a (no communication)";
-    if (!isnan(h->overlap_pct)) snprintf(ov, sizeof ov, "%.2f %%", h->overlap_pct);
+    char *ov = isnan(h->overlap_pct) ? TR_SAID0(tx, TM_SUM_NO_COMM) : pd_xasprintf("%.2f %%", h->overlap_pct);
     pd_buf_printf(b, "| %s | %.0f | %.0f (%.2f) | %.0f (%.2f) | %.0f (%.2f) | %s |\n", l, h->kernel_time_us,
                   h->idle_us, pct(h->idle_us, h->kernel_time_us), h->compute_us,
                   pct(h->compute_us, h->kernel_time_us), h->non_compute_us,
                   pct(h->non_compute_us, h->kernel_time_us), ov);
+    free(ov);
     free(l);
     for (int m = 1; m < 8; m++) kt[m] += h->type_us[m];
   }
   for (int m = 1; m < 8; m++) kts += kt[m];
-  md_negative(b, rep);
-  pd_buf_puts(b, "\nKernel types, all ranks (exclusive sweep): ");
-  bool first = true;
+  md_negative(b, rep, tx);
+  pd_buf types = {0};
   for (int m = 1; m < 8; m++) {
     if (kt[m] <= 0) continue;
-    pd_buf_printf(b, "%s%s %.0f µs (%.1f %%)", first ? "" : " · ", TYPE_NAMES[m], kt[m], pct(kt[m], kts));
-    first = false;
+    pd_buf_printf(&types, "%s%s %.0f µs (%.1f %%)", types.len ? " · " : "", TYPE_NAMES[m], kt[m], pct(kt[m], kts));
   }
-  if (first) pd_buf_puts(b, "no GPU kernels");
-  pd_buf_puts(b, ".\n\nIdle by stream (HTA: host wait / kernel wait / other, µs) and launch statistics:\n");
-  for (size_t i = 0; i < rep->n; i++) {
-    const tr_rank *r = rep->ranks[i];
-    if (r->err) continue;
-    const tr_hta *h = &r->hta;
-    char *l = rank_label(rep, i);
-    pd_buf_printf(b, "- %s:", l);
-    free(l);
-    for (size_t s = 0; s < h->n_idle; s++)
-      pd_buf_printf(b, "%s stream %ld %.0f / %.0f / %.0f", s ? ";" : "", h->idle[s].stream,
-                    h->idle[s].host_wait_us, h->idle[s].kernel_wait_us, h->idle[s].other_us);
-    pd_buf_printf(b, ". Launches %ld, median launch delay %.0f µs, %ld delays > 100 µs, %ld runtime calls > 50 µs.",
-                  h->launch_n, h->launch_median_delay_us, h->launch_delay_over_100, h->launch_cpu_over_50);
-    if (h->n_kernel_stats) {
-      const tr_kernel_stat *k = &h->kernels[0];
-      char *kn = tr_kname_short(k->name, TR_KNAME_COMPACT);
-      pd_buf_puts(b, " Top kernel: ");
-      tr_kname_md_code(b, kn);
-      pd_buf_printf(b, " (%s) %.0f µs in %ld calls.", class_name(k->cls), k->sum_us, k->count);
-      free(kn);
-    }
-    pd_buf_puts(b, "\n");
-  }
+  if (!types.len) TR_SAY0(&types, tx, TM_SUM_NO_KERNELS);
+  pd_buf_putc(b, '\n');
+  TR_SAY(b, tx, TM_SUM_KERNEL_TYPES, PD_MS(types.data));
+  pd_buf_free(&types);
+  pd_buf_puts(b, "\n\n");
+  TR_SAY0(b, tx, TM_SUM_IDLE_HEAD);
+  pd_buf_putc(b, '\n');
+  for (size_t i = 0; i < rep->n; i++)
+    if (!rep->ranks[i]->err) md_idle_rank(b, rep, i, tx);
   tr_ktab kernels;
   tr_ktab_build(rep, &kernels);
-  tr_ktab_md(b, &kernels, 10);
+  tr_ktab_md(b, &kernels, 10, tx);
   tr_ktab_free(&kernels);
-
 }
 
 /* The exclusive per-step decomposition. */
-static void md_per_step(pd_buf *b, const tr_report *rep) {
-  pd_buf_puts(b, "\n### Per step (share of the ProfilerStep window; rows sum to 100 %)\n\n"
-                  "| rank | step | window ms | compute | exposed comm | exposed memcpy | other GPU | idle: collective wait | idle: launch-bound | idle: data supply |\n"
-                  "|---|---|---|---|---|---|---|---|---|---|\n");
+static void md_per_step(pd_buf *b, const tr_report *rep, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  md_heading(b, tx, 3, TM_SUM_STEP_TITLE);
+  md_table_head(b, tx, TM_SUM_STEP_HEAD, 10);
+  char *all = TR_SAID0(tx, TM_STEP_ALL);
   for (size_t i = 0; i < rep->n; i++) {
     const tr_rank *r = rep->ranks[i];
     if (r->err) continue;
     char *l = rank_label(rep, i);
     for (size_t k = 0; k < r->n_steps; k++) {
       const tr_step *s = &r->steps[k];
-      char st[24] = "all";
+      char st[24];
       if (s->step >= 0) snprintf(st, sizeof st, "#%ld", s->step);
       double w = s->window_us;
-      pd_buf_printf(b, "| %s | %s | %.1f | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% |\n", l, st,
-                    w / 1000.0, pct(s->compute_us, w), pct(s->exposed_comm_us, w), pct(s->exposed_mem_us, w),
-                    pct(s->other_gpu_us, w), pct(s->idle_collective_us, w), pct(s->idle_launch_us, w),
-                    pct(s->idle_data_us, w));
+      pd_buf_printf(b, "| %s | %s | %.1f | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f %% |\n", l,
+                    s->step >= 0 ? st : all, w / 1000.0, pct(s->compute_us, w), pct(s->exposed_comm_us, w),
+                    pct(s->exposed_mem_us, w), pct(s->other_gpu_us, w), pct(s->idle_collective_us, w),
+                    pct(s->idle_launch_us, w), pct(s->idle_data_us, w));
     }
     free(l);
   }
-
+  free(all);
 }
 
+static const tr_msg_id BASIS_MSG[] = {
+    [TR_MATCH_ID] = TM_SUM_BASIS_ID,     [TR_MATCH_ID_MIXED] = TM_SUM_BASIS_ID_MIXED,
+    [TR_MATCH_SEQ] = TM_SUM_BASIS_SEQ,   [TR_MATCH_SEQ_MIXED] = TM_SUM_BASIS_SEQ_MIXED,
+    [TR_MATCH_ORDER] = TM_SUM_BASIS_ORDER,
+};
+
 /* Collectives matched across ranks. */
-static void md_collectives(pd_buf *b, const tr_report *rep, const tr_cross *x) {
-  pd_buf_puts(b, "\n### Cross-rank\n\n");
+static void md_collectives(pd_buf *b, const tr_report *rep, const tr_cross *x, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  md_heading(b, tx, 3, TM_SUM_CROSS);
   if (x->coll_instances) {
-    pd_buf_printf(b, "Collectives: %ld instances matched across ranks (by %s) out of %ld collective kernels "
-                      "(P2P send/recv excluded). NCCL time split per rank:\n\n"
-                      "| rank | matched | NCCL ms | waiting for the last peer ms | transfer ms | arrived last | peers' wait caused ms |\n"
-                      "|---|---|---|---|---|---|---|\n",
-                  x->coll_instances, x->match_basis, x->coll_total);
+    char *basis = TR_SAID0(tx, BASIS_MSG[x->match_kind]);
+    TR_SAY(b, tx, TM_SUM_COLL_MATCHED, PD_MI(x->coll_instances), PD_MS(basis), PD_MI(x->coll_total));
+    free(basis);
+    pd_buf_puts(b, "\n\n");
+    md_table_head(b, tx, TM_SUM_COLL_HEAD, 7);
     for (size_t i = 0; i < rep->n; i++) {
       const tr_coll_rank *c = &x->per_rank[i];
       if (rep->ranks[i]->err || !c->instances) continue;
@@ -795,81 +814,104 @@ static void md_collectives(pd_buf *b, const tr_report *rep, const tr_cross *x) {
       free(l);
     }
   } else {
-    pd_buf_printf(b, "Collectives: no instance could be matched across ranks (%ld collective kernel(s)", x->coll_total);
-    if (x->p2p_kernels) pd_buf_printf(b, " and %ld point-to-point send/recv kernel(s), which are not collectives", x->p2p_kernels);
-    pd_buf_printf(b, ", %zu rank(s)); the wait/transfer split needs the same collective on at least two ranks.\n", n_ok(rep));
+    if (x->p2p_kernels) TR_SAY(b, tx, TM_SUM_COLL_NONE_P2P, PD_MI(x->coll_total), PD_MI(x->p2p_kernels), PD_MI(n_ok(rep)));
+    else TR_SAY(b, tx, TM_SUM_COLL_NONE, PD_MI(x->coll_total), PD_MI(n_ok(rep)));
+    pd_buf_putc(b, '\n');
   }
 }
 
 /* Compute spread across DP ranks. */
-static void md_dp_spread(pd_buf *b, const tr_report *rep, const tr_cross *x) {
-  if (x->n_dp) {
-    pd_buf_puts(b, "\nCompute spread across DP ranks (same pp/tp position):\n\n"
-                    "| step | pp/tp | ranks | compute min / mean / max ms | spread | slowest | most data-supply idle |\n"
-                    "|---|---|---|---|---|---|---|\n");
-    for (size_t k = 0; k < x->n_dp; k++) {
-      const tr_dp_row *d = &x->dp[k];
-      if (d->pp < 0 && d->tp < 0) pd_buf_printf(b, "| #%ld | – (no layout in file names) | ", d->step);
-      else pd_buf_printf(b, "| #%ld | %d/%d | ", d->step, d->pp, d->tp);
-      for (size_t t = 0; t < d->n; t++) pd_buf_printf(b, "%s%d", t ? "," : "", rep->ranks[d->idx[t]]->rank);
-      pd_buf_printf(b, " | %.1f / %.1f / %.1f | %.1f %% | rank %d | rank %d: %.1f ms (median %.1f) |\n", d->min_us / 1000.0,
-                    d->mean_us / 1000.0, d->max_us / 1000.0, d->spread_pct, rep->ranks[d->slowest]->rank,
-                    rep->ranks[d->most_data]->rank, d->data_max_us / 1000.0, d->data_median_us / 1000.0);
-    }
-  } else {
-    pd_buf_puts(b, "\nCompute spread across DP ranks: needs at least two ranks at the same pp/tp position.\n");
+static void md_dp_spread(pd_buf *b, const tr_report *rep, const tr_cross *x, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  if (!x->n_dp) {
+    TR_SAY0(b, tx, TM_SUM_DP_NONE);
+    pd_buf_putc(b, '\n');
+    return;
+  }
+  TR_SAY0(b, tx, TM_SUM_DP_TITLE);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_SUM_DP_HEAD, 7);
+  for (size_t k = 0; k < x->n_dp; k++) {
+    const tr_dp_row *d = &x->dp[k];
+    pd_buf_printf(b, "| #%ld | ", d->step);
+    if (d->pp < 0 && d->tp < 0) TR_SAY0(b, tx, TM_SUM_DP_NO_LAYOUT);
+    else pd_buf_printf(b, "%d/%d", d->pp, d->tp);
+    pd_buf_puts(b, " | ");
+    for (size_t t = 0; t < d->n; t++) pd_buf_printf(b, "%s%d", t ? "," : "", rep->ranks[d->idx[t]]->rank);
+    pd_buf_printf(b, " | %.1f / %.1f / %.1f | %.1f %% | rank %d | ", d->min_us / 1000.0, d->mean_us / 1000.0,
+                  d->max_us / 1000.0, d->spread_pct, rep->ranks[d->slowest]->rank);
+    TR_SAY(b, tx, TM_SUM_DP_MOST, PD_MI(rep->ranks[d->most_data]->rank), PD_MF(d->data_max_us / 1000.0),
+           PD_MF(d->data_median_us / 1000.0));
+    pd_buf_puts(b, " |\n");
   }
 }
 
 /* Pipeline bubbles per stage. */
-static void md_pipeline(pd_buf *b, const tr_cross *x) {
-  if (x->n_pp) {
-    pd_buf_puts(b, "\nPipeline bubbles (pipeline phase = first compute kernel to the first non-P2P collective after "
-                    "the last P2P kernel; window = union over the stages of one DP replica):\n\n"
-                    "| step | dp/tp | p | m | 1F1B ideal | window ms | bubble per stage (of which in P2P kernels) |\n|---|---|---|---|---|---|---|\n");
-    for (size_t k = 0; k < x->n_pp; k++) {
-      const tr_pp_row *p = &x->pp[k];
-      char ideal[32] = "unknown m";
-      if (p->ideal_pct >= 0) snprintf(ideal, sizeof ideal, "%.1f %%", p->ideal_pct);
-      pd_buf_printf(b, "| #%ld | %d/%d | %d | %ld | %s | %.1f | ", p->step, p->dp, p->tp, p->p, p->m, ideal, p->window_us / 1000.0);
-      for (size_t s = 0; s < p->n; s++)
-        pd_buf_printf(b, "%spp%d %.1f %% (P2P %.1f %%)", s ? ", " : "", p->stages[s].pp, p->stages[s].bubble_pct,
-                      p->stages[s].p2p_pct);
-      pd_buf_puts(b, " |\n");
-    }
-  } else {
-    pd_buf_puts(b, "\nPipeline bubbles: no PP layout (needs `_pp{P}` in the file names and two stages or more).\n");
+static void md_pipeline(pd_buf *b, const tr_cross *x, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  if (!x->n_pp) {
+    TR_SAY0(b, tx, TM_SUM_PP_NONE);
+    pd_buf_putc(b, '\n');
+    return;
   }
-
+  TR_SAY0(b, tx, TM_SUM_PP_TITLE);
+  pd_buf_puts(b, "\n\n");
+  md_table_head(b, tx, TM_SUM_PP_HEAD, 7);
+  for (size_t k = 0; k < x->n_pp; k++) {
+    const tr_pp_row *p = &x->pp[k];
+    char *ideal = p->ideal_pct >= 0 ? pd_xasprintf("%.1f %%", p->ideal_pct) : TR_SAID0(tx, TM_SUM_PP_UNKNOWN_M);
+    pd_buf_printf(b, "| #%ld | %d/%d | %d | %ld | %s | %.1f | ", p->step, p->dp, p->tp, p->p, p->m, ideal, p->window_us / 1000.0);
+    free(ideal);
+    for (size_t s = 0; s < p->n; s++)
+      pd_buf_printf(b, "%spp%d %.1f %% (P2P %.1f %%)", s ? ", " : "", p->stages[s].pp, p->stages[s].bubble_pct,
+                    p->stages[s].p2p_pct);
+    pd_buf_puts(b, " |\n");
+  }
 }
 
 /* The hypotheses the figures suggest, to verify. */
-static void md_hypotheses(pd_buf *b, const tr_report *rep) {
-  pd_buf_puts(b, "\n## Hypotheses to verify\n\n");
+static void md_hypotheses(pd_buf *b, const tr_report *rep, const tr_text *tx) {
+  pd_buf_putc(b, '\n');
+  md_heading(b, tx, 2, TM_SUM_HYPOTHESES);
   strlist hyp = {0};
-  build_hypotheses(rep, &hyp);
+  build_hypotheses(rep, tx, &hyp);
   for (size_t i = 0; i < hyp.n; i++) {
     pd_buf_printf(b, "- %s\n", hyp.v[i]);
     free(hyp.v[i]);
   }
-  if (!hyp.n) pd_buf_puts(b, "- No single cause stands out in these figures; compare the per-step rows across steps and ranks.\n");
+  if (!hyp.n) {
+    pd_buf_puts(b, "- ");
+    TR_SAY0(b, tx, TM_HYP_NONE);
+    pd_buf_putc(b, '\n');
+  }
   free(hyp.v);
-  pd_buf_puts(b, "\nOnly the trace was read: nothing was run on a GPU.\n");
+  pd_buf_putc(b, '\n');
+  TR_SAY0(b, tx, TM_SUM_ONLY_TRACE);
+  pd_buf_putc(b, '\n');
 }
 
 char *tr_summary_md(const tr_report *rep) {
-  const tr_cross *x = rep->cross;
+  tr_text own;
+  tr_report r = *rep;
+  r.tx = tr_text_or_builtin(rep->tx, &own);
+  const tr_text *tx = r.tx;
   pd_buf b = {0};
-  if (rep->title) pd_buf_printf(&b, "## %s\n\n", rep->title);
-  else pd_buf_printf(&b, "# perf-doctor trace: %s\n\n", pd_path_base(rep->path));
-  md_source(&b, rep);
-  md_scope(&b, rep);
-  md_hta(&b, rep);
-  md_per_step(&b, rep);
-  tr_eff_md(&b, rep);
-  md_collectives(&b, rep, x);
-  md_dp_spread(&b, rep, x);
-  md_pipeline(&b, x);
-  md_hypotheses(&b, rep);
+  if (r.title) {
+    pd_buf_printf(&b, "## %s\n\n", r.title);
+  } else {
+    pd_buf_puts(&b, "# ");
+    TR_SAY(&b, tx, TM_SUM_TITLE, PD_MS(pd_path_base(r.path)));
+    pd_buf_puts(&b, "\n\n");
+  }
+  md_source(&b, &r, tx);
+  md_scope(&b, &r, tx);
+  md_hta(&b, &r, tx);
+  md_per_step(&b, &r, tx);
+  tr_eff_md(&b, &r);
+  md_collectives(&b, &r, r.cross, tx);
+  md_dp_spread(&b, &r, r.cross, tx);
+  md_pipeline(&b, r.cross, tx);
+  md_hypotheses(&b, &r, tx);
+  tr_text_release(&own);
   return pd_buf_take(&b);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "trace/cross.h"
+#include "trace/messages.h"
 #include "trace/rank.h"
 
 typedef struct {
@@ -18,11 +19,14 @@ typedef struct {
   const tr_cross *cross;  /* computed over the same array */
   bool include_last;
   const char *title;      /* the markdown heading when not NULL ("Job 2 of 3: ...") */
+  const tr_text *tx;      /* the catalog and the markdown's language; NULL: the built-in
+                             catalog, English */
 } tr_report;
 
-/* The markdown summary; caller frees. */
+/* The markdown summary in rep->tx's language; caller frees. */
 char *tr_summary_md(const tr_report *rep);
-/* The JSON summary as a value (new reference). */
+/* The JSON summary as a value (new reference); its sentences (hypotheses) are English whatever
+ * rep->tx's language. */
 json_t *tr_summary_json_value(const tr_report *rep);
 /* A summary document as the text `trace --format json` prints (caller frees). */
 char *tr_summary_dump(const json_t *doc);

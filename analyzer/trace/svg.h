@@ -12,7 +12,10 @@
 
 #include <jansson.h>
 
-/* The SVG document (caller frees). */
-char *tr_svg(const json_t *summary);
+#include "trace/messages.h"
+
+/* The SVG document with its labels in tx's language (NULL: the built-in catalog, English; the
+ * segments' data-kind attributes are English in every language). Caller frees. */
+char *tr_svg(const json_t *summary, const tr_text *tx);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "trace/cross.h"
 #include "trace/jobs.h"
+#include "trace/messages.h"
 #include "trace/partial.h"
 #include "trace/rank.h"
 #include "trace/summary.h"
@@ -123,30 +124,49 @@ static int job_world(tr_rank *const *r, size_t n) {
   return -1;
 }
 
-static char *job_title(size_t j, size_t nj, tr_rank *const *r, size_t n) {
-  pd_buf b = {0};
-  pd_buf_printf(&b, "Job %zu of %zu: ", j + 1, nj);
-  if (job_world(r, n) >= 0) pd_buf_printf(&b, "world size %d, ", job_world(r, n));
-  else pd_buf_puts(&b, "world size not stated, ");
-  pd_buf_printf(&b, "rank%s ", n > 1 ? "s" : "");
-  rank_list(&b, r, n);
-  pd_buf_printf(&b, ", %zu file%s", n, n > 1 ? "s" : "");
-  return pd_buf_take(&b);
+static char *job_title(size_t j, size_t nj, tr_rank *const *r, size_t n, const tr_text *tx) {
+  pd_buf list = {0};
+  rank_list(&list, r, n);
+  int world = job_world(r, n);
+  char *t = world >= 0 ? TR_SAID(tx, TM_JOB_TITLE, PD_MI(j + 1), PD_MI(nj), PD_MI(world), PD_MS(list.data), PD_MI(n))
+                       : TR_SAID(tx, TM_JOB_TITLE_NO_WORLD, PD_MI(j + 1), PD_MI(nj), PD_MS(list.data), PD_MI(n));
+  pd_buf_free(&list);
+  return t;
 }
+
+/* The catalog and language of a call: opts', or the built-in catalog loaded for it. */
+typedef struct {
+  tr_text given, own;
+  const tr_text *t;
+} text_hold;
+
+static const tr_text *text_open(text_hold *h, const tr_options *opts) {
+  h->given = (tr_text){opts ? opts->msgs : NULL, tr_lang_of(opts ? opts->lang : NULL)};
+  h->t = tr_text_or_builtin(&h->given, &h->own);
+  return h->t;
+}
+
+static void text_close(text_hold *h) { tr_text_release(&h->own); }
 
 /* A folder holding several runs: one summary per job, never merged; as markdown (*md) or as the
  * JSON document (*doc), whichever is not NULL. */
 static void summarize_jobs(const char *path, tr_rank **all, size_t n, const int *job_of, size_t nj,
-                           const tr_options *opts, char **md_out, json_t **doc_out) {
+                           const tr_options *opts, const tr_text *tx, char **md_out, json_t **doc_out) {
   bool json = doc_out != NULL;
   pd_buf md = {0};
   json_t *jobs = json_array(), *ranks = json_array();
-  char *warn = pd_xasprintf("%zu jobs in this folder (told apart by world size, time span and repeated rank numbers): "
-                            "each is summarised on its own, their ranks are never compared with each other's",
-                            nj);
-  pd_buf_printf(&md, "# perf-doctor trace: %s\n\n> **Warning:** %s.\n\n", pd_path_base(path), warn);
+  const tr_text en = {tx->msgs, TR_EN};
+  char *warn = TR_SAID(json ? &en : tx, TM_JOB_WARNING, PD_MI(nj));
+  pd_buf_puts(&md, "# ");
+  TR_SAY(&md, tx, TM_SUM_TITLE, PD_MS(pd_path_base(path)));
+  pd_buf_puts(&md, "\n\n");
+  TR_SAY(&md, tx, TM_JOB_WARNING_LINE, PD_MS(warn));
+  pd_buf_puts(&md, "\n\n");
   for (size_t i = 0; i < n; i++)
-    if (all[i]->err) pd_buf_printf(&md, "**Could not read:** %s\n\n", all[i]->err);
+    if (all[i]->err) {
+      TR_SAY(&md, tx, TM_COULD_NOT_READ, PD_MS(all[i]->err));
+      pd_buf_puts(&md, "\n\n");
+    }
   tr_rank **sub = pd_xmalloc(n * sizeof *sub);
   for (size_t j = 0; j < nj; j++) {
     size_t k = 0;
@@ -154,8 +174,8 @@ static void summarize_jobs(const char *path, tr_rank **all, size_t n, const int 
       if (job_of[i] == (int)j) sub[k++] = all[i];
     tr_cross cross;
     tr_cross_compute(sub, k, &cross);
-    char *title = job_title(j, nj, sub, k);
-    tr_report rep = {path, sub, k, &cross, opts->include_last, title};
+    char *title = job_title(j, nj, sub, k, tx);
+    tr_report rep = {path, sub, k, &cross, opts->include_last, title, tx};
     if (json) {
       json_t *doc = tr_summary_json_value(&rep), *e = json_object(), *files = json_array(), *rk = json_array();
       json_object_set_new(e, "id", json_integer((json_int_t)j + 1));
@@ -209,8 +229,8 @@ static int rank_cmp(const void *pa, const void *pb) {
 /* The summary of ranks[0..n) (sorted here): one job, or each job of a folder of several, as
  * markdown (*md) and/or as the JSON document (*doc), for the outputs that are not NULL. False
  * with *err when no rank could be read. */
-static bool render(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **md, json_t **doc,
-                   char **err) {
+static bool render(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, const tr_text *tx, char **md,
+                   json_t **doc, char **err) {
   qsort(ranks, n, sizeof *ranks, rank_cmp);
   size_t ok = 0;
   for (size_t i = 0; i < n; i++) ok += ranks[i]->err ? 0 : 1;
@@ -223,12 +243,12 @@ static bool render(const char *path, tr_rank **ranks, size_t n, const tr_options
   int *job_of = pd_xmalloc(n * sizeof *job_of);
   size_t nj = tr_jobs_split(ranks, n, job_of);
   if (nj > 1) {
-    if (md) summarize_jobs(path, ranks, n, job_of, nj, opts, md, NULL);
-    if (doc) summarize_jobs(path, ranks, n, job_of, nj, opts, NULL, doc);
+    if (md) summarize_jobs(path, ranks, n, job_of, nj, opts, tx, md, NULL);
+    if (doc) summarize_jobs(path, ranks, n, job_of, nj, opts, tx, NULL, doc);
   } else {
     tr_cross cross;
     tr_cross_compute(ranks, n, &cross);
-    tr_report rep = {path, ranks, n, &cross, opts->include_last, NULL};
+    tr_report rep = {path, ranks, n, &cross, opts->include_last, NULL, tx};
     if (md) *md = tr_summary_md(&rep);
     if (doc) *doc = tr_summary_json_value(&rep);
     tr_cross_free(&cross);
@@ -238,12 +258,13 @@ static bool render(const char *path, tr_rank **ranks, size_t n, const tr_options
 }
 
 /* The summary in the format asked for, and the SVG when asked, from one rendering. */
-static char *render_text(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, char **err) {
+static char *render_text(const char *path, tr_rank **ranks, size_t n, const tr_options *opts, const tr_text *tx,
+                         char **err) {
   bool json = opts->format && !strcmp(opts->format, "json");
   char *md = NULL;
   json_t *doc = NULL;
-  if (!render(path, ranks, n, opts, json ? NULL : &md, json || opts->svg ? &doc : NULL, err)) return NULL;
-  if (opts->svg) *opts->svg = tr_svg(doc);
+  if (!render(path, ranks, n, opts, tx, json ? NULL : &md, json || opts->svg ? &doc : NULL, err)) return NULL;
+  if (opts->svg) *opts->svg = tr_svg(doc, tx);
   if (json) md = tr_summary_dump(doc);
   json_decref(doc);
   return md;
@@ -251,7 +272,7 @@ static char *render_text(const char *path, tr_rank **ranks, size_t n, const tr_o
 
 /* Reads every trace file at path (one file, or a folder searched recursively) in parallel.
  * Returns the ranks (*n of them; free with free_ranks), or NULL with *err. */
-static tr_rank **analyze_path(const char *path, const tr_options *opts, size_t *n, char **err) {
+static tr_rank **analyze_path(const char *path, const tr_options *opts, const tr_text *tx, size_t *n, char **err) {
   struct stat sb;
   if (stat(path, &sb) != 0) {
     *err = pd_xasprintf("%s: %s", path, strerror(errno));
@@ -261,7 +282,7 @@ static tr_rank **analyze_path(const char *path, const tr_options *opts, size_t *
   if (S_ISDIR(sb.st_mode)) {
     collect_traces(path, 0, &files);
     if (files.n == 0) {
-      *err = pd_xasprintf("%s: no trace files (*.json, *.json.gz) in this folder", path);
+      *err = TR_SAID(tx, TM_ERR_NO_TRACES, PD_MS(path));
       free(files.v);
       return NULL;
     }
@@ -305,40 +326,43 @@ static int free_ranks(tr_rank **ranks, size_t n) {
 }
 
 /* The error for a format the text renderers do not know (NULL means md), or NULL. */
-static char *format_error(const char *format) {
+static char *format_error(const char *format, const tr_text *tx) {
   if (!format || !strcmp(format, "md") || !strcmp(format, "json")) return NULL;
-  return pd_xasprintf("unknown format '%s' (expected md or json)", format);
+  return TR_SAID(tx, TM_ERR_FORMAT, PD_MS(format));
 }
 
 char *tr_summarize_opts(const char *path, const tr_options *opts, int *n_failed, char **err) {
-  static const tr_options defaults = {"md", 0, false, NULL, NULL};
+  static const tr_options defaults = {"md", 0, false, NULL, NULL, NULL, NULL};
   if (!opts) opts = &defaults;
   if (n_failed) *n_failed = 0;
-  if ((*err = format_error(opts->format))) return NULL;
+  text_hold h;
+  const tr_text *tx = text_open(&h, opts);
   size_t n = 0;
-  tr_rank **ranks = analyze_path(path, opts, &n, err);
-  if (!ranks) return NULL;
-  char *text = render_text(path, ranks, n, opts, err);
-  int failed = free_ranks(ranks, n);
+  tr_rank **ranks = (*err = format_error(opts->format, tx)) ? NULL : analyze_path(path, opts, tx, &n, err);
+  char *text = ranks ? render_text(path, ranks, n, opts, tx, err) : NULL;
+  int failed = ranks ? free_ranks(ranks, n) : 0;
   if (n_failed) *n_failed = failed;
+  text_close(&h);
   return text;
 }
 
 json_t *tr_summarize_value(const char *path, const tr_options *opts, int *n_failed, char **err) {
   *err = NULL;
   if (n_failed) *n_failed = 0;
+  text_hold h;
+  const tr_text *tx = text_open(&h, opts);
   size_t n = 0;
-  tr_rank **ranks = analyze_path(path, opts, &n, err);
-  if (!ranks) return NULL;
+  tr_rank **ranks = analyze_path(path, opts, tx, &n, err);
   json_t *doc = NULL;
-  if (render(path, ranks, n, opts, NULL, &doc, err) && opts->svg) *opts->svg = tr_svg(doc);
-  int failed = free_ranks(ranks, n);
+  if (ranks && render(path, ranks, n, opts, tx, NULL, &doc, err) && opts->svg) *opts->svg = tr_svg(doc, tx);
+  int failed = ranks ? free_ranks(ranks, n) : 0;
   if (n_failed) *n_failed = failed;
+  text_close(&h);
   return doc;
 }
 
 char *tr_summarize(const char *path, const char *format, char **err) {
-  tr_options o = {format, 0, false, NULL, NULL};
+  tr_options o = {format, 0, false, NULL, NULL, NULL, NULL};
   return tr_summarize_opts(path, &o, NULL, err);
 }
 
@@ -347,7 +371,9 @@ char *tr_partial_file(const char *file, const tr_options *opts, bool *failed, ch
   *err = NULL;
   bool dir = false;
   if (stat(file, &sb) != 0 || (dir = S_ISDIR(sb.st_mode))) {
-    *err = pd_xasprintf("%s: %s", file, dir ? "a partial is made from one file, not a folder" : strerror(errno));
+    text_hold h;
+    *err = dir ? TR_SAID(text_open(&h, opts), TM_ERR_PARTIAL_FOLDER, PD_MS(file)) : pd_xasprintf("%s: %s", file, strerror(errno));
+    if (dir) text_close(&h);
     return NULL;
   }
   json_object_seed(0);
@@ -379,11 +405,11 @@ static char *common_dir(tr_rank **ranks, size_t n) {
   return dir;
 }
 
-static tr_rank *load_part(const char *path, tr_rank_opts *ro, char **err) {
+static tr_rank *load_part(const char *path, tr_rank_opts *ro, const tr_text *tx, char **err) {
   json_error_t je;
   json_t *doc = json_load_file(path, 0, &je);
   if (!doc) {
-    *err = pd_xasprintf("%s: not JSON (%s, line %d)", path, je.text, je.line);
+    *err = TR_SAID(tx, TM_ERR_NOT_JSON, PD_MS(path), PD_MS(je.text), PD_MI(je.line));
     return NULL;
   }
   char *why = NULL;
@@ -398,21 +424,26 @@ static tr_rank *load_part(const char *path, tr_rank_opts *ro, char **err) {
 
 char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_failed, char **err) {
   if (n_failed) *n_failed = 0;
-  if ((*err = format_error(opts->format))) return NULL;
+  text_hold h;
+  const tr_text *tx = text_open(&h, opts);
+  if ((*err = format_error(opts->format, tx))) {
+    text_close(&h);
+    return NULL;
+  }
   tr_rank **ranks = pd_xcalloc(n ? n : 1, sizeof *ranks);
   char *first_gpu = NULL;
   bool first_last = false;
   size_t got = 0;
   for (size_t i = 0; i < n && !*err; i++) {
     tr_rank_opts ro = {0};
-    tr_rank *r = load_part(parts[i], &ro, err);
+    tr_rank *r = load_part(parts[i], &ro, tx, err);
     if (r) ranks[got++] = r;
     if (r && i == 0) {
       first_gpu = ro.gpu ? pd_xstrdup(ro.gpu) : NULL;
       first_last = ro.include_last;
     } else if (r && (ro.include_last != first_last || (ro.gpu == NULL) != (first_gpu == NULL) ||
                      (ro.gpu && strcmp(ro.gpu, first_gpu) != 0))) {
-      *err = pd_xasprintf("%s: made with other options (--gpu, --include-last-step) than %s", parts[i], parts[0]);
+      *err = TR_SAID(tx, TM_ERR_MERGE_OPTIONS, PD_MS(parts[i]), PD_MS(parts[0]));
     }
     free((char *)ro.gpu);
   }
@@ -422,13 +453,14 @@ char *tr_merge(char *const *parts, size_t n, const tr_options *opts, int *n_fail
     o.include_last = first_last;
     o.gpu = first_gpu;
     char *path = common_dir(ranks, got);
-    text = render_text(path, ranks, got, &o, err);
+    text = render_text(path, ranks, got, &o, tx, err);
     free(path);
   } else if (!*err) {
-    *err = pd_xstrdup("no partials to merge");
+    *err = TR_SAID0(tx, TM_ERR_NO_PARTIALS);
   }
   int failed = free_ranks(ranks, got);
   if (n_failed) *n_failed = failed;
   free(first_gpu);
+  text_close(&h);
   return text;
 }

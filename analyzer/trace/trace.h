@@ -20,6 +20,10 @@ typedef struct {
   const char *gpu;    /* judge MFU and links against this device instead of deviceProperties' */
   char **svg;         /* when not NULL, receives the SVG picture of the same summary (trace/svg.h;
                          caller frees), drawn without reading the files again */
+  const char *lang;   /* the language of the markdown, the SVG and the errors: "en" (NULL) or "zh";
+                         JSON does not depend on it */
+  const struct tr_msgs *msgs; /* the message catalog (trace/messages.h; borrowed); NULL: the
+                         built-in one, loaded for the call */
 } tr_options;
 
 /* tr_summarize with options. *n_failed (may be NULL) receives how many files could not be

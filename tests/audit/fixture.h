@@ -1,6 +1,6 @@
 /* fixture: shared helpers of the audit tests. A case takes a fixture script from
  * tests/fixtures/audit/scripts/training/ and applies text operations before auditing it:
- *   add <words...>    append a line to the script's EXTRA_ARGS array (argparse: last one wins)
+ *   add <words...>    insert a line at the top of the script's EXTRA_ARGS array (so of two adds, the first comes last and wins in argparse)
  *   del <--flag>      delete every line whose first word is the flag
  *   sub <old> => <new> replace the first occurrence of a text (\\n = newline, in either)
  * The audit runs on the edited text under the fixture's own path, so the model config is found
@@ -9,10 +9,12 @@
 #define PD_TEST_AUDIT_FIXTURE_H
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit/audit.h"
+#include "audit/facts.h"
 #include "base/alloc.h"
 #include "base/path.h"
 
@@ -126,6 +128,8 @@ static inline au_result *fx_run_as(const char *rel, const char *as, const char *
     free(dir);
   }
   if (text) r = au_run(path, text, strlen(text), NULL, cfg);
+  if (r && af_order_errors(r->facts)) /* a fact computed outside its declared step (facts.h) */
+    fprintf(stderr, "%s: %zu facts out of their declared step\n", path, af_order_errors(r->facts)), abort();
   if (text_out) *text_out = text;
   else free(text);
   free(path);

@@ -118,6 +118,7 @@ static void audit_file(const char *path, tally *t) {
     au_config cfg = {.lang = langs[k]};
     au_result *r = au_run(path, text, len, NULL, &cfg);
     CHECK(r->model->launch_script);
+    CHECK(af_order_errors(r->facts) == 0); /* every fact computed in its declared step */
     check_result(path, r, langs[k], t);
     au_result_free(r);
   }

@@ -10,3 +10,13 @@ pd_add_unit(audit_robust ${_audit}/test_robust.c)
 pd_add_unit(audit_corpus ${_audit}/test_corpus.c)
 pd_add_unit(audit_policy ${_audit}/test_policy.c)
 pd_add_unit(audit_params ${_audit}/test_params.c)
+pd_add_unit(audit_knowledge ${_audit}/test_knowledge.c)
+pd_add_unit(audit_messages ${_audit}/test_messages.c)
+# Every default a fact or rule writes equals the flag catalog's (issue 28), unless stated why.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME audit_defaults COMMAND ${Python3_EXECUTABLE} ${_audit}/check_defaults.py ${CMAKE_SOURCE_DIR})
+  # The curated flag notes: on options the catalog has, in both languages (issue 28).
+  add_test(NAME audit_flag_notes COMMAND ${Python3_EXECUTABLE} ${_audit}/check_flag_notes.py ${CMAKE_SOURCE_DIR})
+  add_test(NAME audit_flag_notes_finds COMMAND ${Python3_EXECUTABLE} ${_audit}/check_flag_notes.py ${CMAKE_SOURCE_DIR} --self-test)
+endif()

@@ -99,7 +99,20 @@ def main():
     check, run = CK.check, CK.run
     ROOT = os.path.dirname(os.path.abspath(tests))
     scripts = os.path.join(tests, "script", "fixtures", "scripts", "training", "text")
-    small = os.path.join(scripts, "run-qwen3-4B-8xgpu.sh")          # R-P16 fires (info)
+    # R-P16 is said where the exposed reduce-scatter is a real share of the step: the 4B recipe
+    # with a small batch of short responses (a copy of the fixture tree, edited)
+    tree = os.path.join(work, "evidence_scripts")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(os.path.join(tests, "script", "fixtures", "scripts"), tree)
+    small = os.path.join(tree, "training", "text", "run-qwen3-4B-8xgpu.sh")
+    with open(small) as f:
+        text = f.read()
+    for old, new in (("--rollout-batch-size 32", "--rollout-batch-size 4"), ("--n-samples-per-prompt 8", "--n-samples-per-prompt 2"),
+                     ("--global-batch-size 256", "--global-batch-size 8"), ("--rollout-max-response-len 8192", "--rollout-max-response-len 512")):
+        check(old in text, "fixture holds %s" % old)
+        text = text.replace(old, new)
+    with open(small, "w") as f:
+        f.write(text)
     big = os.path.join(scripts, "run-qwen35-35B-A3B-16xgpu-async.sh")  # R-M02 critical
     late = os.path.join(work, "evidence_late8")
     shutil.rmtree(late, ignore_errors=True)

@@ -162,7 +162,7 @@ local function run()
       if it.label == '--tensor-model-parallel-size' then item = it end
     end
   end
-  check(item ~= nil and item.detail == 'int · default 1 · Megatron-LM', 'completion offers the flag with its type and default',
+  check(item ~= nil and item.detail == 'int · default 1 · Megatron-LM option', 'completion offers the flag with its type and default',
         item and item.detail or 'no item')
   if item then
     local rres = vim.lsp.buf_request_sync(buf, 'completionItem/resolve', item, 5000)

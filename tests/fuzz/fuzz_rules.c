@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.reader = &reader;
     o.workspace_root = "/fuzz-ws";
     model = sm_build(FZ_PATH, fz_script, sizeof fz_script - 1, NULL, &o);
-    facts = af_compute(model);
+    facts = af_compute(model, NULL);
   }
   if (size < 1 || size > (1u << 18)) return -1;
   const uint8_t *rest = data + 1;

@@ -4,7 +4,8 @@
  *
  * Input: byte 0 selects the options (bit 0: gzip the files here, so that mutations of the JSON
  * reach the inflating path; bit 1: JSON summary instead of markdown; bit 2: keep the last step;
- * bit 3: the reader parses every top-level key, not only the ones the analyses use).
+ * bit 3: the reader parses every top-level key, not only the ones the analyses use; bit 4: the
+ * markdown in Chinese).
  * The rest is one trace, or up to four separated by a line "@@RANK@@" (then they are written
  * as rank files into a private folder on tmpfs and summarised as a folder). Raw gzip bytes in
  * the seeds reach the reader unchanged when bit 0 is clear. */
@@ -140,7 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (n != st.events) abort();
     free(err);
   }
-  tr_options o = {.format = (mode & 2) ? "json" : "md", .jobs = 1, .include_last = (mode & 4) != 0};
+  tr_options o = {.format = (mode & 2) ? "json" : "md", .jobs = 1, .include_last = (mode & 4) != 0,
+                  .lang = (mode & 16) ? "zh" : "en"};
   int failed = 0;
   char *err = NULL;
   char *text = tr_summarize_opts(nfiles == 1 ? path[0] : dir, &o, &failed, &err);

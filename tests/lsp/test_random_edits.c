@@ -127,7 +127,7 @@ static char *diagnostics(const au_rules *rules, const char *path, const char *ur
   json_decref(mj);
   fm_map m;
   fm_init(&m, r->model, uri, DOC_UTF16, uri_of, NULL);
-  dg_options o = {true, NULL};
+  dg_options o = {true, NULL, "en"};
   json_t *j = dg_build(r, &m, &o);
   char *ds = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
   json_decref(j);
@@ -258,13 +258,22 @@ int main(void) {
               e, ts_node_has_error(ts_tree_root_node(inc)), ts_node_has_error(ts_tree_root_node(fresh)), x, y);
     }
     if (ts_node_has_error(ts_tree_root_node(fresh))) with_errors++;
-    sm_resume rs = {.checkpoint = ck, .focus = (uint32_t)d->edit_at};
+    sm_resume rs = {.checkpoint = ck, .focus = (uint32_t)d->edit_at, .verify = true};
     if (ck && ck_gen + 1 == d->gen) rs.unchanged_before = (uint32_t)(d->same_before < UINT32_MAX ? d->same_before : UINT32_MAX);
     char *da = diagnostics(rules, path, uri, d->text, d->len, inc, &rs);
     ck = rs.checkpoint;
     ck_gen = d->gen;
     if (rs.resumed) resumed++;
     replayed += rs.replayed;
+    /* the invariant itself: a resumed or replayed walk leaves the state a fresh walk leaves */
+    if (rs.resumed || rs.replayed) {
+      pd_test_checks++;
+      if (!rs.verified_same) {
+        pd_test_failures++;
+        failures++;
+        fprintf(stderr, "edit %zu: the resumed walk state differs from a fresh walk's\n", e);
+      }
+    }
     char *db = diagnostics(rules, path, uri, d->text, d->len, NULL, NULL);
     pd_test_checks++;
     if (!same_answer(da, db)) {

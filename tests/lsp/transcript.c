@@ -28,7 +28,8 @@
  * "<contains>" (each of the rest matches a distinct element), "<lacks>" (none of the rest
  * matches any element), or the last is "..." (the actual array starts with the others);
  * {"<all>": [P, Q]} matches a value that matches both P and Q; the string "<any>" matches any
- * value, a string starting with "~" matches any string containing the rest; numbers compare by
+ * value, a string starting with "~" matches any string containing the rest, one starting with
+ * "!~" any string that does not contain it; numbers compare by
  * value. window/logMessage notifications are skipped unless a pending expect names that
  * method. */
 #include <errno.h>
@@ -202,6 +203,7 @@ static bool match(const json_t *want, const json_t *got) {
     const char *w = json_string_value(want);
     if (!strcmp(w, "<any>")) return got != NULL;
     if (w[0] == '~') return json_is_string(got) && strstr(json_string_value(got), w + 1);
+    if (w[0] == '!' && w[1] == '~') return json_is_string(got) && !strstr(json_string_value(got), w + 2);
     return json_is_string(got) && json_string_length(got) == json_string_length(want) &&
            !memcmp(json_string_value(got), w, json_string_length(want));
   }

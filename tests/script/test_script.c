@@ -18,7 +18,17 @@
 
 #define FIX PD_TESTS_DIR "/script/fixtures/scripts"
 
+/* The built-in flag catalog, as every real build of a model has it (main loads it). */
+static fc_catalog *test_catalog;
+
+static const sm_options *with_catalog(const sm_options *opt) {
+  static sm_options d;
+  d = (sm_options){.catalog = test_catalog};
+  return opt ? opt : &d;
+}
+
 static sm_model *build_file(const char *path, const sm_options *opt) {
+  opt = with_catalog(opt);
   size_t len;
   char *text = pd_read_file(path, 1 << 24, &len);
   CHECK(text != NULL);
@@ -29,7 +39,7 @@ static sm_model *build_file(const char *path, const sm_options *opt) {
 }
 
 static sm_model *build_text(const char *path, const char *text, const sm_options *opt) {
-  return sm_build(path, text, strlen(text), NULL, opt);
+  return sm_build(path, text, strlen(text), NULL, with_catalog(opt));
 }
 
 static const sm_flag *nth(const sm_model *m, const char *name, int k) {
@@ -55,14 +65,14 @@ static json_t *flag_json(json_t *model, const char *name, int k) {
 
 /* The derived context lives in the facts: these read it there. */
 static double dnum(const sm_model *m, af_id id) {
-  au_facts *f = af_compute(m);
+  au_facts *f = af_compute(m, NULL);
   double x = af_num(f, id, -1);
   af_free(f);
   return x;
 }
 
 static bool dstr_is(const sm_model *m, af_id id, const char *want) {
-  au_facts *f = af_compute(m);
+  au_facts *f = af_compute(m, NULL);
   const char *s = af_str(f, id);
   bool same = s && want && !strcmp(s, want);
   if (!same) fprintf(stderr, "fact %s: got %s, want %s\n", af_fact_name(id), s ? s : "(null)", want);
@@ -197,7 +207,7 @@ static void test_moe_async(void) {
   CHECK(!has_cond(m, "syntax"));
 
   /* JSON: 1-based lines, character columns (after Chinese text) */
-  au_facts *facts = af_compute(m);
+  au_facts *facts = af_compute(m, NULL);
   json_t *j = au_context_json(m, facts);
   af_free(facts);
   json_t *seed = flag_json(j, "--seed", 0);
@@ -252,7 +262,7 @@ static bool subset(json_t *want, json_t *got, const char *where) {
 /* What `perf-doctor context --format json` prints: the model and its derived context. */
 static void test_expected_json(const char *script, const char *expected) {
   sm_model *m = build_file(script, NULL);
-  au_facts *facts = af_compute(m);
+  au_facts *facts = af_compute(m, NULL);
   json_t *got = au_context_json(m, facts);
   af_free(facts);
   json_error_t err;
@@ -604,7 +614,7 @@ static void test_read_fifo(void) {
 /* The sourced-file cache gives the same model as reading and parsing afresh. */
 static void test_cache(void) {
   sm_cache *c = sm_cache_new();
-  sm_options opt = {.cache = c};
+  sm_options opt = {.cache = c, .catalog = test_catalog};
   const char *path = FIX "/training/text/run-qwen35-35B-A3B-16xgpu-async.sh";
   sm_model *fresh = build_file(path, NULL);
   json_t *want = sm_to_json(fresh);
@@ -722,6 +732,10 @@ static void test_resume(void) {
 }
 
 int main(void) {
+  char *cerr = NULL;
+  test_catalog = fc_builtin(&cerr);
+  CHECK(test_catalog != NULL);
+  free(cerr);
   test_resume();
   test_read_fifo();
   test_cache();
@@ -741,5 +755,6 @@ int main(void) {
   test_gpu_choice();
   test_expansions();
   test_big_script();
+  fc_free(test_catalog);
   return pd_test_exit("test_script");
 }

@@ -10,6 +10,10 @@ if(Python3_Interpreter_FOUND)
            ${CMAKE_CURRENT_LIST_DIR}/check_self_contained.py --self-test)
   # ARCHITECTURE.md names every source file and folder, and nothing that is gone.
   add_test(NAME style_map COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_map.py ${CMAKE_SOURCE_DIR})
+  # Every message (the audit's and the trace layer's) has en and zh, zh in Chinese (issue 28); the
+  # checker finds what is planted in a bad document.
+  add_test(NAME style_languages COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_languages.py ${CMAKE_SOURCE_DIR})
+  add_test(NAME style_languages_finds COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_languages.py --self-test)
 endif()
 # The layering check refuses a planted upward include (a script file including an audit header).
 add_test(NAME style_layers_refuse_upward

@@ -213,7 +213,7 @@ int main(void) {
   free(gd);
   char *mnt = pd_xasprintf("%s/notes.json", mixed);
   write_bytes(mnt, cfg, strlen(cfg));
-  tr_options o = {"json", 2, false, NULL, NULL};
+  tr_options o = {"json", 2, false, NULL, NULL, NULL, NULL};
   int failed = -1;
   char *err = NULL;
   char *text = tr_summarize_opts(mixed, &o, &failed, &err);

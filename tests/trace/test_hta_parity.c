@@ -59,7 +59,7 @@ static json_t *summarize(const char *dir, bool include_last) {
 }
 
 static json_t *summarize_uncached(const char *dir, bool include_last) {
-  tr_options o = {"json", 2, include_last, NULL, NULL};
+  tr_options o = {"json", 2, include_last, NULL, NULL, NULL, NULL};
   int failed = -1;
   char *err = NULL;
   char *text = tr_summarize_opts(dir, &o, &failed, &err);

@@ -43,7 +43,7 @@ static json_t *load_truth(const char *scenario) {
 
 static json_t *summary(const char *scenario, char **md) {
   char *dir = pd_xasprintf("%s/%s", TRACE_SYNTH_DIR, scenario);
-  tr_options o = {"json", 0, false, NULL, NULL};
+  tr_options o = {"json", 0, false, NULL, NULL, NULL, NULL};
   int failed = -1;
   char *err = NULL;
   char *text = tr_summarize_opts(dir, &o, &failed, &err);
@@ -236,7 +236,7 @@ static void check_parallel_determinism(void) {
   char *texts[3];
   int jobs[3] = {1, 2, 8};
   for (int i = 0; i < 3; i++) {
-    tr_options o = {"json", jobs[i], false, NULL, NULL};
+    tr_options o = {"json", jobs[i], false, NULL, NULL, NULL, NULL};
     int failed = -1;
     char *err = NULL;
     texts[i] = tr_summarize_opts(dir, &o, &failed, &err);

@@ -7,6 +7,8 @@ pd_add_unit(trace_corrupt ${_tr}/test_corrupt.c)
 pd_add_unit(trace_eff_units ${_tr}/test_eff_units.c)
 pd_add_unit(trace_inflate ${_tr}/test_inflate.c)
 pd_add_unit(trace_kname ${_tr}/test_kname.c)
+# the message catalog: templates, what the loader refuses, the built-in catalog in both languages
+pd_add_unit(trace_messages ${_tr}/test_messages.c)
 # the corrupt-input suite again with the zlib fallback (the default is ISA-L where found)
 add_test(NAME trace_corrupt_zlib COMMAND trace_corrupt)
 set_tests_properties(trace_corrupt_zlib PROPERTIES ENVIRONMENT PERF_DOCTOR_INFLATE=zlib)

@@ -3,7 +3,7 @@
 //
 // The server reads (analyzer/audit/settings.c, au_settings_load) an object that may be wrapped as
 // {perfDoctor: {...}}:
-//   gpu, lang ("en" | "zh"), modelConfigDir, extraRules, docsUrl, traceDir   non-empty strings
+//   gpu, lang ("en" | "zh"), modelConfigDir, extraRules, docsUrl, traceDir, relaxSrc   non-empty strings
 //   rules          {ruleId: "off" | "critical" | "error" | "warn" | "warning" | "info"}
 //   disabledRules  [ruleId]
 //   syntaxDiagnostics  boolean
@@ -16,8 +16,8 @@ const path = require('path');
 // The words cfg_load's severity_of accepts (case-insensitive); package.json offers the first six.
 const SEVERITIES = ['off', 'critical', 'error', 'warn', 'warning', 'info', 'none', 'disabled', 'information', 'hint'];
 const LANGS = ['en', 'zh'];
-const STRING_KEYS = ['gpu', 'modelConfigDir', 'extraRules', 'docsUrl', 'traceDir'];
-const PATH_KEYS = new Set(['modelConfigDir', 'extraRules', 'traceDir']);
+const STRING_KEYS = ['gpu', 'modelConfigDir', 'extraRules', 'docsUrl', 'traceDir', 'relaxSrc'];
+const PATH_KEYS = new Set(['modelConfigDir', 'extraRules', 'traceDir', 'relaxSrc']);
 
 // `~`, `${userHome}` and `${workspaceFolder}` the way VS Code users write them in settings.
 // ctx: {home, workspaceFolder} (workspaceFolder may be undefined).

@@ -51,6 +51,9 @@ test('relative folders are taken from the workspace, not the server\'s cwd', () 
   const { settings } = serverSettings({ modelConfigDir: 'scripts/models', extraRules: './r.json' }, ctx);
   assert.equal(settings.modelConfigDir, '/ws/relax/scripts/models');
   assert.equal(settings.extraRules, '/ws/relax/r.json');
+  const src = serverSettings({ relaxSrc: '~/code/Relax' }, ctx).settings;
+  assert.equal(src.relaxSrc, path.join(ctx.home, 'code/Relax'));
+  assert.equal(serverSettings({ relaxSrc: '../Relax' }, ctx).settings.relaxSrc, '/ws/Relax');
   const noWs = serverSettings({ modelConfigDir: 'scripts/models' }, { home: '/h' });
   assert.equal(noWs.settings.modelConfigDir, 'scripts/models');
 });

@@ -8,11 +8,11 @@ write .perf-doctor.json "{\"rules\": {\"R-P10\": \"off\"}}"
 send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"${TMPURI}","capabilities":{"textDocument":{"publishDiagnostics":{"codeDescriptionSupport":true}}}}}
 expect {"id":1,"result":"<any>"}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","languageId":"shellscript","version":1,"text":"SCRIPT_DIR=\"$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &>/dev/null && pwd)\"\nsource \"${SCRIPT_DIR}/../../models/qwen3-4B.sh\"\nA_ARGS=(\n   --tensor-model-parallel-size 2\n   --use-kl-loss --kl-loss-coef 0\n)\npython3 -m relax.entrypoints.train --resource '{\"actor\": [1, 8], \"rollout\": [1, 8]}' --colocate \"${MODEL_ARGS[@]}\" \"${A_ARGS[@]}\"\n"}}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":{"<all>":[["<lacks>",{"code":"R-P10"}],["<contains>",{"code":"R-P04","codeDescription":{"href":"~/docs/rules/R-P04.md"}}]]}}}
-# The project file changes: R-P10 comes back (as info), R-P04 is turned off.
-write .perf-doctor.json "{\"rules\": {\"R-P10\": \"info\", \"R-P04\": \"off\"}}"
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":{"<all>":[["<lacks>",{"code":"R-P10"}],["<contains>",{"code":"R-P24","codeDescription":{"href":"~/docs/rules/R-P24.md"}}]]}}}
+# The project file changes: R-P10 comes back (as info), R-P24 is turned off.
+write .perf-doctor.json "{\"rules\": {\"R-P10\": \"info\", \"R-P24\": \"off\"}}"
 send {"jsonrpc":"2.0","method":"workspace/didChangeWatchedFiles","params":{"changes":[{"uri":"${TMPURI}/.perf-doctor.json","type":2}]}}
-expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":{"<all>":[["<lacks>",{"code":"R-P04"}],["<contains>",{"code":"R-P10","severity":3}]]}}}
+expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":{"<all>":[["<lacks>",{"code":"R-P24"}],["<contains>",{"code":"R-P10","severity":3}]]}}}
 # The editor's settings overlay the project's.
 send {"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"rules":{"R-P10":"warn"}}}}
 expect {"method":"textDocument/publishDiagnostics","params":{"uri":"${TMPURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","version":1,"diagnostics":["<contains>",{"code":"R-P10","severity":2}]}}
