@@ -162,6 +162,7 @@ static void source_hover(pd_buf *b, const au_result *r, const char *lang) {
 static void places(pd_buf *b, const au_result *r, const sm_ref *ref, const char *lang, int here) {
   const sm_model *m = r->model;
   size_t n = 0;
+  sm_refs_ready(m);
   for (size_t i = 0; i < m->nrefs && n < 8; i++) {
     const sm_ref *x = &m->refs[i];
     if ((x->role != SM_REF_DEF && x->role != SM_REF_APPEND) || strcmp(x->name, ref->name) ||

@@ -130,6 +130,7 @@ json_t *nav_symbols(const nav_request *q) {
   const sm_model *m = q->r->model;
   json_t *out = json_array();
   if (!m) return out;
+  sm_refs_ready(m);
   placed *v = NULL;
   size_t n = 0, cap = 0;
   sm_range *fr = NULL;

@@ -427,6 +427,7 @@ void sm_model_free(sm_model *m) {
   free(m->flags);
   sm_arrays_free(m->arrays, m->narrays);
   sm_conds_free(m->conds, m->nconds);
+  sm_refs_pending_free(m);
   free(m->refs);
   free(m->reach);
   free(m->ref_names);

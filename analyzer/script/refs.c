@@ -132,11 +132,60 @@ typedef struct {
   size_t n, cap;
 } reach_set;
 
+/* The walk's references kept as they came (names copied: the walk's environment owns them), to
+ * be sorted, merged and given their reaching definitions when navigation first asks
+ * (sm_refs_ready): the analysis after an edit, which only the rules read, does not pay for it. */
+typedef struct {
+  sm_ref *v;
+  size_t n;
+  char *names;
+} pending_refs;
+
+static void refs_finish(sm_model *m, const sm_ref *refs, size_t n);
+
 void sm_refs_take(sm_model *m, sm_walk *w) {
   size_t n = w->nrefs;
   if (!n) return;
+  pending_refs *p = pd_xmalloc(sizeof *p);
+  p->v = pd_xmalloc(n * sizeof *p->v);
+  memcpy(p->v, w->refs, n * sizeof *p->v);
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) len += strlen(w->refs[i].name) + 1;
+  p->names = pd_xmalloc(len);
+  char *np = p->names;
+  for (size_t i = 0; i < n; i++) {
+    size_t l = strlen(w->refs[i].name) + 1;
+    memcpy(np, w->refs[i].name, l);
+    p->v[i].name = np;
+    np += l;
+  }
+  p->n = n;
+  m->refs_pending = p;
+}
+
+void sm_refs_ready(const sm_model *cm) {
+  sm_model *m = (sm_model *)cm; /* the model's one lazy part: the same refs either way */
+  pending_refs *p = m ? m->refs_pending : NULL;
+  if (!p) return;
+  m->refs_pending = NULL;
+  refs_finish(m, p->v, p->n);
+  free(p->v);
+  free(p->names);
+  free(p);
+}
+
+void sm_refs_pending_free(sm_model *m) {
+  pending_refs *p = m->refs_pending;
+  if (!p) return;
+  free(p->v);
+  free(p->names);
+  free(p);
+  m->refs_pending = NULL;
+}
+
+static void refs_finish(sm_model *m, const sm_ref *refs, size_t n) {
   const sm_ref **order = pd_xmalloc(n * sizeof *order);
-  for (size_t i = 0; i < n; i++) order[i] = &w->refs[i];
+  for (size_t i = 0; i < n; i++) order[i] = &refs[i];
   pd_sort(order, n, sizeof *order, by_place);
   size_t *final = pd_xmalloc(n * sizeof *final), kept = 0, names_len = 0;
   for (size_t i = 0; i < n; i++) {
@@ -144,7 +193,7 @@ void sm_refs_take(sm_model *m, sm_walk *w) {
       kept++;
       names_len += strlen(order[i]->name) + 1;
     }
-    final[order[i] - w->refs] = kept - 1;
+    final[order[i] - refs] = kept - 1;
   }
   m->refs = pd_xcalloc(kept, sizeof *m->refs);
   m->nrefs = kept;
@@ -167,7 +216,7 @@ void sm_refs_take(sm_model *m, sm_walk *w) {
   size_t nsets = 0, sets_cap = 0, nreach = 0, reach_cap = 0;
   bool *done = pd_xcalloc(kept, sizeof *done);
   for (size_t i = 0; i < n; i++) {
-    const sm_ref *r = &w->refs[i];
+    const sm_ref *r = &refs[i];
     if (r->role == SM_REF_MENTION) continue;
     bool added;
     pd_map_slot *slot = pd_map_put(&heads, r->name, &added);
@@ -198,6 +247,7 @@ void sm_refs_take(sm_model *m, sm_walk *w) {
 }
 
 const sm_ref *sm_ref_at(const sm_model *m, int file, uint32_t at) {
+  sm_refs_ready(m);
   /* refs are sorted by file and start: the last one starting at or before `at` */
   size_t lo = 0, hi = m->nrefs;
   while (lo < hi) {
@@ -218,6 +268,7 @@ json_t *sm_refs_to_json(const sm_model *m) {
   static const char *const kinds[] = {"var", "array", "func"};
   static const char *const roles[] = {"def", "append", "use", "mention"};
   json_t *a = json_array();
+  sm_refs_ready(m);
   for (size_t i = 0; i < m->nrefs; i++) {
     const sm_ref *r = &m->refs[i];
     json_t *reach = json_array();

@@ -282,6 +282,7 @@ typedef struct {
   pd_map broken;         /* private: a spelling -> the occurrence that keeps it from being set as
                             written (sm_flag_broken) */
   char *ref_names;       /* private: the names refs point into */
+  void *refs_pending;    /* private: the walk's refs until sm_refs_ready sorts them */
 } sm_model;
 
 /* Builds the model of the script at `path` whose text is text[0..len) (copied). `tree` may be an
@@ -313,6 +314,9 @@ const sm_flag *sm_flag_broken(const sm_model *m, const char *name);
 
 /* The reference whose name holds byte `at` of file `file` (or ends at it), or NULL. */
 const sm_ref *sm_ref_at(const sm_model *m, int file, uint32_t at);
+/* refs, nrefs and reach are made on first use: call this before reading them (sm_ref_at and
+ * sm_refs_to_json do). */
+void sm_refs_ready(const sm_model *m);
 /* The references as JSON (tests compare incremental and fresh builds with it). New reference. */
 json_t *sm_refs_to_json(const sm_model *m);
 

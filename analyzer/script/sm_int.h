@@ -152,6 +152,7 @@ void sm_ref_def(sm_builder *b, sm_sym_kind kind, sm_ref_role role, bool cond, in
 void sm_ref_uses(sm_builder *b, int file, TSNode n, bool arith);
 void sm_ref_name(sm_builder *b, sm_sym_kind kind, sm_ref_role role, int file, TSNode name);
 void sm_refs_take(sm_model *m, sm_walk *w);
+void sm_refs_pending_free(sm_model *m);
 
 /* resume.c: the script's top level, resuming at a checkpoint when opt->resume allows. */
 void sm_walk_script(sm_builder *b);
