@@ -12,6 +12,10 @@ Prints one JSON object on stdout. Against one live server process it measures:
                   from the didChange to the publishDiagnostics for that version (p50/p95/max);
                   incremental ranges when the server offers incremental sync, else full text
   hover, action   round trips at the edited flag / on the line of the first diagnostic
+  definition, references, inlay, lens
+                  round trips, when the server offers them: definition and references at the
+                  last "${..._ARGS[@]}" spread of the script, inlay hints over the whole
+                  document, code lens (each with the number of results of the last answer)
   rss             the server's VmRSS and VmHWM after the run (kB, /proc)
   cpu             the server's user+system CPU time over the whole session (ms)
 
@@ -285,6 +289,32 @@ def main():
                 act.append(ms)
     out["hover"] = stats(hov)
     out["code_action"] = stats(act) if has_action else None
+    spread = text.rfind('_ARGS[@]}"')
+    sline = text.count("\n", 0, spread) if spread >= 0 else eline
+    scol = utf16_col(lines[sline], spread - (text.rfind("\n", 0, spread) + 1)) if spread >= 0 else hcol
+    doc = {"textDocument": {"uri": uri}}
+    nav = [("definition", "definitionProvider", "textDocument/definition",
+            dict(doc, position={"line": sline, "character": scol})),
+           ("references", "referencesProvider", "textDocument/references",
+            dict(doc, position={"line": sline, "character": scol}, context={"includeDeclaration": True})),
+           ("inlay", "inlayHintProvider", "textDocument/inlayHint",
+            dict(doc, range={"start": {"line": 0, "character": 0}, "end": {"line": len(lines), "character": 0}})),
+           ("lens", "codeLensProvider", "textDocument/codeLens", doc)]
+    for key, cap, method, params in nav:
+        if not caps.get(cap):
+            out[key] = None
+            continue
+        v, count = [], None
+        for i in range(a.roundtrips):
+            t = time.perf_counter()
+            rid = s.request(method, params)
+            ms, m = s.wait(lambda m: m.get("id") == rid and "method" not in m, t)
+            if ms is not None:
+                v.append(ms)
+                res = m.get("result")
+                count = len(res) if isinstance(res, list) else None
+        out[key] = stats(v)
+        out[key]["results"] = count
     st = s.proc_status()
     out["rss_kb"] = st.get("VmRSS")
     out["hwm_kb"] = st.get("VmHWM")

@@ -296,12 +296,17 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
     char *text = pd_xasprintf("%s# %s\n", indent, note);
     free(note);
     free(indent);
-    edit_list l = {0};
+    edit_list l = {0}, probe = {0};
     act_push_edit(&l, f->file, spots[s], spots[s], text);
+    /* the placeholder (`<...>` at the end, in any language) is no reason (the model does not
+     * take it as one): the check fills it */
+    const char *lt = strrchr(text, '<');
+    char *filled = lt ? pd_xasprintf("%.*sreason\n", (int)(lt - text), text) : pd_xstrdup(text);
+    act_push_edit(&probe, f->file, spots[s], spots[s], filled);
     bool ok = edits_ok(m, &l, ck);
     if (ok) {
       size_t len;
-      char *t = apply(m, f->file, &l, &len);
+      char *t = apply(m, f->file, &probe, &len);
       sm_model *after = rebuild(model, m, f->file, t, len, o->sm);
       int af = f->file == 0 ? 0 : file_index(after, m->files[f->file].path);
       const sm_flag *same = af < 0 ? NULL : nth_flag(after, f->flag, af, k);
@@ -317,6 +322,8 @@ static void note_fix(json_t *out, const au_result *r, const au_finding *f, const
       free(title);
     }
     free(l.items);
+    free(probe.items);
+    free(filled);
     free(text);
     if (ok) break;
   }

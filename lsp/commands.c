@@ -15,6 +15,13 @@
 #include "trace/messages.h"
 #include "trace/trace.h"
 
+json_t *cmd_memory_budget(const au_result *r, const char *lang) {
+  char *md = au_budget_markdown(r, lang);
+  json_t *j = json_pack("{s:o}", "markdown", fm_string(md ? md : ""));
+  free(md);
+  return j;
+}
+
 json_t *cmd_report(const au_result *r, const char *lang) {
   char *md = au_report_markdown(r, lang);
   json_t *j = json_pack("{s:o}", "markdown", fm_string(md));
@@ -39,12 +46,12 @@ static bool write_text(const char *path, const char *text, char **err) {
   return false;
 }
 
-json_t *cmd_trace_summary(const char *path, bool write_file, const char *lang, char **err) {
+json_t *cmd_trace_summary(const char *path, const char *gpu, bool write_file, const char *lang, char **err) {
   *err = NULL;
   char *svg = NULL;
   tr_msgs *msgs = tr_msgs_builtin(NULL, NULL);
   tr_text tx = {msgs, tr_lang_of(lang)};
-  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL, .lang = lang, .msgs = msgs};
+  tr_options o = {.format = "md", .svg = write_file ? &svg : NULL, .lang = lang, .msgs = msgs, .gpu = gpu};
   char *md = tr_summarize_opts(path, &o, NULL, err);
   if (!md) {
     if (!*err) *err = TR_SAID(&tx, TM_ERR_CANNOT_SUMMARISE, PD_MS(path));
@@ -82,9 +89,9 @@ json_t *cmd_trace_summary(const char *path, bool write_file, const char *lang, c
   return j;
 }
 
-json_t *cmd_compare_traces(const char *before, const char *after, const char *lang, char **err) {
+json_t *cmd_compare_traces(const char *before, const char *after, const char *gpu, const char *lang, char **err) {
   *err = NULL;
-  tr_options o = {.lang = lang};
+  tr_options o = {.lang = lang, .gpu = gpu};
   json_t *cmp = tr_compare_paths(before, after, &o, NULL, err);
   if (!cmp) return NULL;
   tr_text tx = {NULL, tr_lang_of(lang)};

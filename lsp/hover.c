@@ -158,6 +158,65 @@ static void source_hover(pd_buf *b, const au_result *r, const char *lang) {
   free(facts);
 }
 
+/* "line 7, qwen3-4B.sh line 2": where the definitions of ref's name are. */
+static void places(pd_buf *b, const au_result *r, const sm_ref *ref, const char *lang, int here) {
+  const sm_model *m = r->model;
+  size_t n = 0;
+  sm_refs_ready(m);
+  for (size_t i = 0; i < m->nrefs && n < 8; i++) {
+    const sm_ref *x = &m->refs[i];
+    if ((x->role != SM_REF_DEF && x->role != SM_REF_APPEND) || strcmp(x->name, ref->name) ||
+        (x->kind == SM_SYM_FUNC) != (ref->kind == SM_SYM_FUNC))
+      continue;
+    ax_value a[2] = {ax_str(file_name(m, x->file)), ax_num((double)x->range.start_line + 1)};
+    char *p = x->file == here ? au_say(r, AU_MSG_SETTING_LINE, lang, a + 1) : au_say(r, AU_MSG_SETTING_FILE_LINE, lang, a);
+    pd_buf_printf(b, "%s%s", n++ ? ", " : "", p);
+    free(p);
+  }
+}
+
+/* A catalog sentence with typed arguments (au_say). */
+static void say_ax(pd_buf *b, const au_result *r, au_msg_id id, const char *lang, const ax_value *a) {
+  char *s = au_say(r, id, lang, a);
+  pd_buf_puts(b, s);
+  free(s);
+}
+
+/* A variable, array or function under the cursor: its value (the one the script leaves), where it
+ * is set, or that it comes from the environment. */
+static void ref_hover(pd_buf *b, const au_result *r, const sm_ref *ref, const char *lang) {
+  const sm_model *m = r->model;
+  ax_value name = ax_str(ref->name);
+  pd_buf where = {0};
+  places(&where, r, ref, lang, ref->file);
+  if (ref->kind == SM_SYM_FUNC) {
+    say_ax(b, r, AU_MSG_HOVER_FUNCTION, lang, &name);
+  } else if (ref->kind == SM_SYM_ARRAY || (!sm_var_get(m, ref->name) && where.len)) {
+    size_t flags = 0;
+    for (size_t i = 0; i < m->nflags; i++) flags += m->flags[i].group && !strcmp(m->flags[i].group, ref->name);
+    ax_value a[2] = {name, ax_num((double)flags)};
+    say_ax(b, r, AU_MSG_HOVER_ARRAY, lang, a);
+  } else {
+    const sm_var *v = sm_var_get(m, ref->name);
+    if (!v || !where.len) {
+      say_ax(b, r, AU_MSG_HOVER_VAR_ENV, lang, &name);
+    } else if (!v->known) {
+      say_ax(b, r, AU_MSG_HOVER_VAR_UNKNOWN, lang, &name);
+    } else {
+      ax_value a[2] = {name, ax_str(v->value)};
+      say_ax(b, r, AU_MSG_HOVER_VAR_VALUE, lang, a);
+      if (v->cert == SM_CERT_DEFAULT) say_ax(b, r, AU_MSG_HOVER_VAR_DEFAULT, lang, NULL);
+      else if (v->cert == SM_CERT_BRANCH) say_ax(b, r, AU_MSG_HOVER_VAR_BRANCH, lang, NULL);
+    }
+  }
+  if (where.len) {
+    pd_buf_puts(b, "\n\n");
+    ax_value a = ax_str(where.data);
+    say_ax(b, r, AU_MSG_HOVER_SET_AT, lang, &a);
+  }
+  pd_buf_free(&where);
+}
+
 json_t *hov_hover(const au_result *r, const fm_map *m, int file, size_t at, const char *lang,
                   bool markdown) {
   const sm_model *model = r->model;
@@ -165,8 +224,14 @@ json_t *hov_hover(const au_result *r, const fm_map *m, int file, size_t at, cons
   pd_buf b = {0};
   int rfile = file;
   sm_range range = {0};
-  /* The innermost thing under the cursor: a flag occurrence (the flag word or its values). */
-  for (size_t i = 0; i < model->nflags; i++) {
+  /* The innermost thing under the cursor: a variable, array or function name, else a flag
+   * occurrence (the flag word or its values). */
+  const sm_ref *ref = sm_ref_at(model, file, (uint32_t)at);
+  if (ref) {
+    ref_hover(&b, r, ref, lang);
+    range = ref->whole.start_byte <= ref->range.start_byte && ref->whole.end_byte >= ref->range.end_byte ? ref->whole : ref->range;
+  }
+  for (size_t i = 0; !ref && i < model->nflags; i++) {
     const sm_flag *f = &model->flags[i];
     if (f->file != file || !contains(f->full, at)) continue;
     flag_hover(&b, r, f, lang);
@@ -174,15 +239,19 @@ json_t *hov_hover(const au_result *r, const fm_map *m, int file, size_t at, cons
     break;
   }
   if (b.len == 0) {
-    /* A `source` command: the script's model config, or any file sourced from this one. */
-    bool on_source = model->source_file == file && contains(model->source_range, at);
-    for (size_t k = 1; !on_source && k < model->nfiles; k++)
+    /* A `source` command: the model config's says what the model is; any other names its file. */
+    if (model->source_file == file && contains(model->source_range, at)) {
+      range = model->source_range;
+      source_hover(&b, r, lang);
+    }
+    for (size_t k = 1; b.len == 0 && k < model->nfiles; k++)
       if (model->files[k].parent == file && contains(model->files[k].source_range, at)) {
-        on_source = true;
         range = model->files[k].source_range;
+        char *rel = sm_rel_path(model, (int)k);
+        ax_value a[2] = {ax_str(rel), ax_num((double)model->files[k].nlines)};
+        say_ax(&b, r, AU_MSG_HOVER_SOURCED, lang, a);
+        free(rel);
       }
-    if (model->source_file == file && contains(model->source_range, at)) range = model->source_range;
-    if (on_source) source_hover(&b, r, lang);
   }
   if (b.len == 0) {
     pd_buf_free(&b);

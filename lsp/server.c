@@ -23,6 +23,9 @@
 #include "lsp/filemap.h"
 #include "lsp/hover.h"
 #include "lsp/jsonrpc.h"
+#include "lsp/navigate.h"
+#include "lsp/codelens.h"
+#include "lsp/inlay.h"
 #include "lsp/transport.h"
 #include "lsp/workspace.h"
 
@@ -283,7 +286,7 @@ static void on_initialize(srv *s, const rpc_message *m) {
   json_t *capabilities = table_capabilities();
   json_object_set_new(capabilities, "positionEncoding", json_string(enc_name));
   json_object_set_new(capabilities, "textDocumentSync",
-                      json_pack("{s:b,s:i,s:b}", "openClose", 1, "change", 2, "save", 0));
+                      json_pack("{s:b,s:i,s:{s:b}}", "openClose", 1, "change", 2, "save", "includeText", 0));
   json_object_set_new(capabilities, "workspace",
                       json_pack("{s:{s:b,s:b}}", "workspaceFolders", "supported", 1, "changeNotifications", 1));
   if (s->enc == DOC_UTF8 && json_object_get(caps, "offsetEncoding"))
@@ -353,6 +356,15 @@ static void on_did_change(srv *s, const rpc_message *m) {
   json_t *version = path_get(m->params, "textDocument.version");
   if (json_is_integer(version)) doc->version = json_integer_value(version);
   ws_changed(s->ws, wd);
+}
+
+/* A saved file may be one that open scripts source (a model config edited outside this session,
+ * or by a client that watches no files): they are analysed again. */
+static void on_did_save(srv *s, const rpc_message *m) {
+  const char *uri = param_uri(m->params);
+  char *path = uri ? doc_uri_to_path(uri) : NULL;
+  if (path) ws_file_changed(s->ws, path, false);
+  free(path);
 }
 
 static void on_did_close(srv *s, const rpc_message *m) {
@@ -500,6 +512,100 @@ static void on_code_action(srv *s, const rpc_message *m) {
   reply(s, m->id, act_actions(ws_result(a), ws_map(a), file, x, y, &o, ws_actions(a)));
 }
 
+/* A request about one position of an open document: the analysis that answers it, the
+ * document's index among its files and the byte offset. NULL when the request was answered
+ * here: bad params, a document not open, cancelled, or nothing to analyse (the answer is then
+ * empty(), which may be NULL for a JSON null). */
+static ws_doc *at_position(srv *s, const rpc_message *m, json_t *(*empty)(void), int *file, size_t *at) {
+  doc_pos pos;
+  if (!read_position(json_object_get(m->params, "position"), &pos)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.position {line, character} is required");
+    return NULL;
+  }
+  ws_doc *d = request_doc(s, m, empty ? empty() : NULL);
+  if (!d) return NULL;
+  ws_doc *a = answering_analysis(s, m, d, file, empty ? empty() : NULL);
+  if (a) *at = fm_offset(ws_map(a), *file, pos);
+  return a;
+}
+
+static nav_request nav_of(srv *s, ws_doc *a, int file) {
+  return (nav_request){ws_result(a), ws_map(a), file, ws_settings(s->ws)->lang};
+}
+
+static void on_definition(srv *s, const rpc_message *m) {
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, json_array, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  reply(s, m->id, nav_definition(&q, at));
+}
+
+static void on_references(srv *s, const rpc_message *m) {
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, json_array, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  bool decl = !json_is_false(path_get(m->params, "context.includeDeclaration"));
+  reply(s, m->id, nav_references(&q, at, decl));
+}
+
+static void on_document_symbol(srv *s, const rpc_message *m) {
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  reply(s, m->id, nav_symbols(&q));
+}
+
+/* prepareRename and rename: a refusal is an error whose message says why (LSP 3.17). */
+static void on_rename(srv *s, const rpc_message *m) {
+  bool prepare = !strcmp(m->method, "textDocument/prepareRename");
+  const char *new_name = json_string_value(json_object_get(m->params, "newName"));
+  if (!prepare && !new_name) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.newName is required");
+    return;
+  }
+  int file;
+  size_t at;
+  ws_doc *a = at_position(s, m, NULL, &file, &at);
+  if (!a) return;
+  nav_request q = nav_of(s, a, file);
+  char *why = NULL;
+  json_t *res = prepare ? nav_prepare_rename(&q, at, ws_parser(s->ws), &why) : nav_rename(&q, at, new_name, ws_parser(s->ws), &why);
+  if (why) reply_error(s, m->id, RPC_REQUEST_FAILED, why);
+  else reply(s, m->id, res);
+  free(why);
+}
+
+static void on_inlay_hint(srv *s, const rpc_message *m) {
+  doc_pos p0, p1;
+  if (!read_range(json_object_get(m->params, "range"), &p0, &p1)) {
+    reply_error(s, m->id, RPC_INVALID_PARAMS, "params.range is required");
+    return;
+  }
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  size_t x = fm_offset(ws_map(a), file, p0), y = fm_offset(ws_map(a), file, p1);
+  reply(s, m->id, inl_hints(ws_result(a), ws_map(a), file, x, y < x ? x : y, ws_settings(s->ws)->lang));
+}
+
+static void on_code_lens(srv *s, const rpc_message *m) {
+  ws_doc *d = request_doc(s, m, json_array());
+  if (!d) return;
+  int file;
+  ws_doc *a = answering_analysis(s, m, d, &file, json_array());
+  if (!a) return;
+  reply(s, m->id, lens_lenses(ws_result(a), ws_map(a), file, param_uri(m->params), ws_settings(s->ws)->lang));
+}
+
 /* The i-th argument of an executeCommand: a string, or an object's "uri" (else "path"). */
 static const char *command_arg(const rpc_message *m, size_t i) {
   json_t *arg = json_array_get(json_object_get(m->params, "arguments"), i);
@@ -555,8 +661,15 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_REQUEST_FAILED, cmd, why);
       return;
     }
-    reply(s, m->id, json_pack("{s:o, s:o}", "trace", second && *second ? json_string(second) : json_null(),
-                              "measures", measures ? measures : json_null()));
+    json_t *linked = json_pack("{s:o, s:o}", "trace", second && *second ? json_string(second) : json_null(),
+                            "measures", measures ? measures : json_null());
+    char *other = ws_trace_mismatch(s->ws, d); /* linked, but said not to be this script's */
+    if (other) {
+      show_message(s, LOG_WARNING, other);
+      json_object_set_new(linked, "mismatch", fm_string(other));
+      free(other);
+    }
+    reply(s, m->id, linked);
     return;
   }
   if (!strcmp(cmd, CMD_COMPARE_TRACES)) {
@@ -564,9 +677,9 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
       fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
       return;
     }
-    res = cmd_compare_traces(path, second, ws_settings(s->ws)->lang, &err);
+    res = cmd_compare_traces(path, second, ws_settings(s->ws)->gpu, ws_settings(s->ws)->lang, &err);
   } else {
-    res = path ? cmd_trace_summary(path, s->cap_show_document, ws_settings(s->ws)->lang, &err) : NULL;
+    res = path ? cmd_trace_summary(path, ws_settings(s->ws)->gpu, s->cap_show_document, ws_settings(s->ws)->lang, &err) : NULL;
   }
   if (!res) {
     fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");
@@ -587,7 +700,19 @@ static void on_execute_command(srv *s, const rpc_message *m) {
     return;
   }
   char *path = command_path(s, what);
-  if (!strcmp(cmd, CMD_REPORT)) {
+  if (!strcmp(cmd, CMD_MEMORY_BUDGET) || !strcmp(cmd, LENS_COMMAND)) {
+    ws_doc *d = command_doc(s, what, path);
+    int file;
+    ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
+    if (a) {
+      reply(s, m->id, cmd_memory_budget(ws_result(a), ws_settings(s->ws)->lang));
+    } else {
+      ax_value arg = ax_str(cmd);
+      char *msg = ws_say(s->ws, AU_MSG_CMD_NEEDS_SCRIPT, &arg);
+      reply_error(s, m->id, RPC_INVALID_PARAMS, msg);
+      free(msg);
+    }
+  } else if (!strcmp(cmd, CMD_REPORT)) {
     ws_doc *d = command_doc(s, what, path);
     int file;
     ws_doc *a = d ? ws_analysis_for(s->ws, d, &file) : NULL;
@@ -648,10 +773,17 @@ static const struct {
     {"textDocument/completion", on_completion, "completionProvider",
      "{\"triggerCharacters\": [\"-\"], \"resolveProvider\": true}"},
     {"completionItem/resolve", on_completion_resolve, NULL, NULL},
+    {"textDocument/definition", on_definition, "definitionProvider", "true"},
+    {"textDocument/references", on_references, "referencesProvider", "true"},
+    {"textDocument/documentSymbol", on_document_symbol, "documentSymbolProvider", "true"},
+    {"textDocument/prepareRename", on_rename, NULL, NULL},
+    {"textDocument/rename", on_rename, "renameProvider", "{\"prepareProvider\": true}"},
+    {"textDocument/inlayHint", on_inlay_hint, "inlayHintProvider", "true"},
+    {"textDocument/codeLens", on_code_lens, "codeLensProvider", "{\"resolveProvider\": false}"},
     {"textDocument/codeAction", on_code_action, "codeActionProvider",
      "{\"codeActionKinds\": [\"quickfix\", \"refactor.rewrite\", \"source.fixAll.perfDoctor\"]}"},
     {"workspace/executeCommand", on_execute_command, "executeCommandProvider",
-     "{\"commands\": [\"" CMD_REPORT "\", \"" CMD_TRACE_SUMMARY "\", \"" CMD_LINK_TRACE "\", \"" CMD_COMPARE_TRACES "\"]}"},
+     "{\"commands\": [\"" CMD_REPORT "\", \"" CMD_TRACE_SUMMARY "\", \"" CMD_LINK_TRACE "\", \"" CMD_COMPARE_TRACES "\", \"" CMD_MEMORY_BUDGET "\"]}"},
 };
 
 static const struct {
@@ -661,6 +793,7 @@ static const struct {
     {"textDocument/didOpen", on_did_open},
     {"textDocument/didChange", on_did_change},
     {"textDocument/didClose", on_did_close},
+    {"textDocument/didSave", on_did_save},
     {"workspace/didChangeWatchedFiles", on_did_change_watched},
     {"workspace/didChangeConfiguration", on_did_change_configuration},
     {"workspace/didChangeWorkspaceFolders", on_workspace_folders},

@@ -371,6 +371,17 @@ const char *ws_link_trace(ws_workspace *s, ws_doc *d, const char *path, json_t *
   return NULL;
 }
 
+char *ws_trace_mismatch(ws_workspace *s, ws_doc *d) {
+  if (!d->trace_link) return NULL;
+  int file;
+  ws_doc *a = ws_analysis_for(s, d, &file);
+  if (!a || a != d || !a->result) return NULL;
+  ws_project *p;
+  const char *err;
+  const evd_trace *t = tc_get(s->traces, d->trace_link, settings_for(s, ws_doc_path(d), &p)->gpu, &err);
+  return t ? evd_mismatch(t, a->result, s->cfg.lang) : NULL;
+}
+
 /* Analyses d (unless another open script owns it) and publishes the result, unless a queued
  * message has already made it stale. */
 void ws_analyse(ws_workspace *s, ws_doc *d) {
@@ -662,3 +673,7 @@ ws_doc *ws_next_dirty(ws_workspace *s) {
 const au_result *ws_result(const ws_doc *d) { return d->result; }
 const fm_map *ws_map(const ws_doc *d) { return &d->map; }
 act_cache *ws_actions(ws_doc *d) { return d->actions; }
+
+char *ws_say(ws_workspace *s, au_msg_id id, const ax_value *args) {
+  return au_rules_say(rules_for(s), id, s->cfg.lang, args);
+}

@@ -87,6 +87,9 @@ const char *ws_doc_path(const ws_doc *d);
  * *measures (new reference: the trace object of `check --trace`, or NULL before d's first
  * analysis), or the reason the trace cannot be read (borrowed). */
 const char *ws_link_trace(ws_workspace *w, ws_doc *d, const char *path, json_t **measures);
+/* Why the trace linked to d is another run's (evd_mismatch, in the settings' language; caller
+ * frees), or NULL. */
+char *ws_trace_mismatch(ws_workspace *w, ws_doc *d);
 
 /* Configurations for one-off work on a script at `path` (a report of a file that is not open,
  * code actions that rebuild the model). */
@@ -94,5 +97,7 @@ au_config ws_audit_config(ws_workspace *w, const char *path);
 sm_options ws_model_options(ws_workspace *w, const char *path);
 TSParser *ws_parser(ws_workspace *w);
 dg_options ws_diag_options(const ws_workspace *w);
+/* Message `id` of the catalog in the settings' language (args as au_say). Caller frees. */
+char *ws_say(ws_workspace *w, au_msg_id id, const ax_value *args);
 
 #endif

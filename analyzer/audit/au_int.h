@@ -18,4 +18,9 @@ const ac_catalog *au_rules_catalog(const au_rules *rules);
 const ab_baselines *au_rules_baselines(const au_rules *rules);
 const au_flag_notes *au_rules_notes(const au_rules *rules);
 
+/* The sentence a finding adds when it rests on a value known only as surely as cert (its flag:
+ * why): "to verify: it rests on `--x`, which is set only in a branch ..."; NULL when the value
+ * is the script's own (engine.c). Caller frees. */
+char *au_cert_text(const au_result *r, sm_cert cert, const sm_flag *why, const char *lang);
+
 #endif

@@ -48,6 +48,8 @@ typedef struct {
   bool safe;            /* applying it cannot make the job fail to start (for "fix all safe") */
   bool suppressed;      /* a `# perf-doctor: disable=` comment silences it: reports count and list
                            it apart, editors do not show it, --fail-on ignores it */
+  bool after_syntax;    /* it follows from the syntax error bash reports (it rests on text bash
+                           never runs, read as this parser recovered it): suppressed too */
   char *fix_title;      /* code-action title, e.g. "Set --sequence-parallel" */
   /* What a linked trace measured about it (`check --trace`), set by the evidence layer: */
   char *evidence;       /* "exposed communication 18.2 % of the step (worst rank 3)", or NULL */
@@ -178,5 +180,28 @@ char *au_hover_facts(const au_result *r, const char *topic, const char *lang);
 void au_text_append(pd_buf *b, const au_rules *rules, au_msg_id id, const char *lang,
                     const char *const *args);
 char *au_text(const au_rules *rules, au_msg_id id, const char *lang, const char *const *args);
+
+/* The memory budget at a glance: the estimated peak per GPU against the device with its parts
+ * (static: weights, gradients, optimizer; activations; logits; runtime), the rollout engine's
+ * weights and KV cache, and the smallest actor GPU count that fits the layout, with the
+ * findings' certainty words. au_budget_line: one line (the editor's code lens; when the estimate
+ * is not made, why); au_budget_markdown: the breakdown; au_budget_json: the numbers
+ * ({"skipped": reason} without an estimate). NULL / JSON null when r is not a launch script.
+ * Caller frees; new reference. */
+char *au_budget_line(const au_result *r, const char *lang);
+char *au_budget_markdown(const au_result *r, const char *lang);
+json_t *au_budget_json(const au_result *r);
+/* What the derived layout makes of the flag `flag` where it is set (the editor's inlay hints):
+ * the data-parallel size for --tensor / --pipeline / --context-parallel-size, the world size for
+ * --resource and --actor-num-gpus-per-node, the engines for --rollout-num-gpus-per-engine; NULL
+ * for other flags or when it is not known. Caller frees. */
+char *au_layout_hint(const au_result *r, const char *flag, const char *lang);
+
+/* Message `id` of the catalog (audit/messages.h, data/messages.json) in lang, for the faces'
+ * own sentences: args are its arguments in the order its entry names them (NULL when it takes
+ * none); its template may read r's facts. Caller frees. */
+char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value *args);
+/* The same without an analysis (no facts to read). */
+char *au_rules_say(const au_rules *rules, au_msg_id id, const char *lang, const ax_value *args);
 
 #endif

@@ -213,10 +213,14 @@ static void place_finding(const run_ctx *x, au_finding *f, const ac_rule *r, con
     f->file = m->train_line_found ? m->train_file : 0;
     f->range = m->train_line_found ? m->train_range : sm_range_at(m, 0, 0, 0);
     if (m->train_line_found) {
-      /* point at the first line of the command, not the whole pipeline */
-      f->range.end_line = f->range.start_line;
-      f->range.end_col = f->range.start_col + 1;
-      f->range.end_byte = f->range.start_byte + 1;
+      /* the first line of the command, not the whole pipeline: a quick fix is offered anywhere
+       * on it */
+      const sm_file *tf = &m->files[f->file];
+      uint32_t l = f->range.start_line;
+      uint32_t end = l + 1 < tf->nlines ? tf->lines[l + 1] - 1 : (uint32_t)tf->len;
+      if (end > f->range.end_byte) end = f->range.end_byte;
+      if (end <= f->range.start_byte) end = f->range.start_byte + 1;
+      f->range = sm_range_at(m, f->file, f->range.start_byte, end);
     }
   }
 }
@@ -343,6 +347,13 @@ static char *uncertainty(const run_ctx *x, inputs in, bool critical, const sm_co
   }
 }
 
+char *au_cert_text(const au_result *r, sm_cert cert, const sm_flag *why, const char *lang) {
+  ax_env env = af_env(r->facts);
+  run_ctx x = {.m = r->model, .facts = r->facts, .env = &env, .rules = r->rules, .lang = lang};
+  inputs in = {cert, why};
+  return uncertainty(&x, in, false, NULL);
+}
+
 /* The Setting line of a finding about a script-model condition: its text, on one line. */
 static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   const sm_model *m = x->m;
@@ -354,6 +365,10 @@ static char *condition_setting(const run_ctx *x, const sm_condition *at) {
   if (at->file >= 0 && (size_t)at->file < m->nfiles) {
     const sm_file *fl = &m->files[at->file];
     uint32_t a = at->range.start_byte, z = at->range.end_byte;
+    if (a == z && at->opener) { /* bash names the end of the file: show what was left open */
+      a = at->opened.start_byte;
+      z = (uint32_t)fl->len;
+    }
     if (z > fl->len) z = (uint32_t)fl->len;
     if (z - a > 60) z = a + 60;
     for (uint32_t i = a; i < z && fl->text[i] != '\n'; i++) pd_buf_putc(&t, fl->text[i]);
@@ -509,6 +524,41 @@ static int cmp_findings(const void *a, const void *b) {
   return strcmp(x->rule, y->rule);
 }
 
+/* Where finding place (file, byte) stands in file `in`: itself, or the `source` line of its
+ * ancestor there; UINT32_MAX when neither file sources the other. */
+static uint32_t point_in(const sm_model *m, int file, uint32_t at, int in) {
+  for (int k = file, hops = 0; k >= 0 && (size_t)k < m->nfiles && hops < 64; hops++) {
+    if (k == in) return at;
+    at = m->files[k].source_range.start_byte;
+    k = m->files[k].parent;
+  }
+  return UINT32_MAX;
+}
+
+/* After a syntax error bash reports, bash runs nothing past it (an unclosed construct: past its
+ * opening): the findings placed there, and those about the script as a whole, rest on a reading
+ * bash never makes. They are suppressed and marked; the syntax finding itself stays. */
+static void after_syntax(au_result *r) {
+  const sm_model *m = r->model;
+  const sm_condition *c = NULL;
+  for (size_t i = 0; i < m->nconds && !c; i++)
+    if (!strcmp(m->conds[i].code, "syntax") && m->conds[i].bash) c = &m->conds[i];
+  if (!c) return;
+  sm_range place = c->opener && c->opened.start_byte < c->range.start_byte ? c->opened : c->range;
+  const sm_file *cf = &m->files[c->file];
+  uint32_t from = place.start_line < cf->nlines ? cf->lines[place.start_line] : place.start_byte; /* its line */
+  for (size_t i = 0; i < r->nfindings; i++) {
+    au_finding *f = &r->findings[i];
+    if (f->file == c->file && f->range.start_byte == c->range.start_byte && f->range.end_byte == c->range.end_byte)
+      continue; /* the syntax error itself */
+    bool whole = f->range.start_byte == 0 && f->range.end_byte == 0;
+    uint32_t at = point_in(m, f->file, f->range.start_byte, c->file);
+    uint32_t src = point_in(m, c->file, from, f->file); /* c in a file f's file sources */
+    bool after = whole || (at != UINT32_MAX && at >= from) || (src != UINT32_MAX && f->range.start_byte >= src);
+    if (after) f->suppressed = f->after_syntax = true;
+  }
+}
+
 static void finding_free(au_finding *f);
 
 /* The infos of a "group" rule after its first become related places of the first: one cause,
@@ -581,6 +631,7 @@ au_result *au_run(const char *path, const char *text, size_t len, const TSTree *
   r->findings = out.items;
   r->nfindings = out.n;
   as_apply(r);
+  after_syntax(r);
   return r;
 }
 

@@ -394,7 +394,8 @@ static bool commented_definition(const sm_model *m, const char *name) {
 void af_condition(au_facts *f, const sm_condition *c) {
   static const af_id ids[] = {AF_COND_CODE,    AF_COND_SUBJECT, AF_COND_FLAG,  AF_COND_SIMILAR,
                               AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD,
-                              AF_COND_COMMENTED, AF_COND_SUGGEST};
+                              AF_COND_COMMENTED, AF_COND_SUGGEST, AF_COND_BASH, AF_COND_OPEN,
+                              AF_COND_OPEN_LINE, AF_COND_CLOSER};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -407,6 +408,10 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_set(f, AF_COND_UNREAD, ax_str(unread_source(f->m)));
   af_setb(f, AF_COND_COMMENTED, c->subject && commented_definition(f->m, c->subject));
   af_set(f, AF_COND_SUGGEST, ax_str(c->suggest));
+  af_set(f, AF_COND_BASH, ax_str(c->bash));
+  af_set(f, AF_COND_OPEN, ax_str(c->opener));
+  af_setu(f, AF_COND_OPEN_LINE, c->opener ? (double)c->opened.start_line + 1 : NAN);
+  af_set(f, AF_COND_CLOSER, ax_str(c->closer));
 }
 
 /* ---- derivation ----

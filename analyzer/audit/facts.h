@@ -63,7 +63,9 @@
   X(ROLLOUT_WEIGHTS, "rollout_weights", MEMORY) X(ROLLOUT_DTYPE, "rollout_dtype", MEMORY) X(KV_TOKENS, "kv_tokens", MEMORY) X(MIN_GPUS_FIT, "min_gpus_fit", MEMORY) \
   X(COND_CODE, "cond_code", CONDITION) X(COND_SUBJECT, "cond_subject", CONDITION) X(COND_FLAG, "cond_flag", CONDITION)            \
   X(COND_SIMILAR, "cond_similar", CONDITION) X(COND_MISSING, "cond_missing", CONDITION) X(COND_MESSAGE, "cond_message", CONDITION)   \
-  X(COND_UNREAD, "cond_unread", CONDITION) X(COND_COMMENTED, "cond_commented", CONDITION) X(COND_SUGGEST, "cond_suggest", CONDITION)
+  X(COND_UNREAD, "cond_unread", CONDITION) X(COND_COMMENTED, "cond_commented", CONDITION) X(COND_SUGGEST, "cond_suggest", CONDITION) \
+  X(COND_BASH, "cond_bash", CONDITION) X(COND_OPEN, "cond_open", CONDITION) X(COND_OPEN_LINE, "cond_open_line", CONDITION) \
+  X(COND_CLOSER, "cond_closer", CONDITION)
 
 /* The steps of af_compute, in order. */
 #define AF_STEPS(X)                                                                              \

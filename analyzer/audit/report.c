@@ -122,6 +122,9 @@ char *au_report_markdown(const au_result *r, const char *lang) {
   context_line(&o, r);
   md(&o, AU_MSG_MD_PERFORMANCE, NULL);
   md_findings(&o, r, false, false);
+  char *budget = af_str(r->facts, AF_MEMORY_SKIPPED) ? NULL : au_budget_markdown(r, lang);
+  if (budget) pd_buf_puts(&b, budget); /* the estimate at a glance, memory findings or not */
+  free(budget);
   md(&o, AU_MSG_MD_MEMORY, NULL);
   md_findings(&o, r, true, memory_skipped(&o, r));
   size_t n[3];
@@ -170,6 +173,7 @@ static json_t *finding_json(const sm_model *m, const au_finding *f) {
   json_object_set_new(o, "verdict", json_string(f->borderline ? "borderline" : "applies"));
   json_object_set_new(o, "certainty", json_string(sm_cert_name(f->certainty)));
   json_object_set_new(o, "suppressed", json_boolean(f->suppressed));
+  if (f->after_syntax) json_object_set_new(o, "follows_syntax_error", json_true());
   json_object_set_new(o, "title", json_string(f->title));
   json_object_set_new(o, "file", json_string(file_path(m, f->file)));
   put_json_range(o, m, f->file, f->range);
@@ -248,6 +252,7 @@ json_t *au_report_json(const au_result *r) {
   json_t *o = json_object();
   json_object_set_new(o, "file", json_string(file_path(m, 0)));
   json_object_set_new(o, "launch_script", json_true());
+  json_object_set_new(o, "memory_budget", au_budget_json(r));
   json_object_set_new(o, "context", ctx);
   json_object_set_new(o, "findings", arr);
   json_object_set_new(o, "summary", summary);
@@ -311,6 +316,15 @@ static void hover_layout(md_out *o, const au_facts *f) {
   if (known(f, AF_G_A)) md(o, AU_MSG_HOVER_LAYOUT_DP, NULL);
   if (af_num(f, AF_MOE, 0)) md(o, AU_MSG_HOVER_LAYOUT_EXPERTS, NULL);
   if (known(f, AF_PARAMS_GPU_B) && known(f, AF_STATIC_GB)) md(o, AU_MSG_HOVER_LAYOUT_STATIC, NULL);
+}
+
+char *au_say(const au_result *r, au_msg_id id, const char *lang, const ax_value *args) {
+  ax_env env = af_env(r->facts);
+  return au_msg(au_rules_messages(r->rules), id, lang, &env, args);
+}
+
+char *au_rules_say(const au_rules *rules, au_msg_id id, const char *lang, const ax_value *args) {
+  return au_msg(au_rules_messages(rules), id, lang, NULL, args);
 }
 
 char *au_hover_facts(const au_result *r, const char *topic, const char *lang) {

@@ -251,7 +251,7 @@ static void print_md(const run_out *out) {
     fputs(md, stdout);
     const evd_trace *tr = out->trace[i];
     if (tr && out->v[i]->model->launch_script) {
-      char *ev = evd_markdown(tr, out->v[i]);
+      char *ev = evd_markdown(tr, out->v[i], out->lang);
       printf("\n%s", ev);
       free(ev);
     }
@@ -321,7 +321,12 @@ static void link_traces(const co_opts *o, run_out *out, int fail_level, int *sta
   for (size_t i = 0; i < out->n; i++) {
     if (!out->trace_dir[i] || !out->v[i]->model->launch_script) continue;
     out->trace[i] = trace_at(o, out, out->trace_dir[i], status);
-    if (out->trace[i]) evd_apply(out->v[i], out->trace[i]);
+    if (out->trace[i]) {
+      char *other = evd_mismatch(out->trace[i], out->v[i], out->lang);
+      if (other) fprintf(stderr, "perf-doctor check: --trace %s: %s\n", out->trace_dir[i], other);
+      free(other);
+      evd_apply(out->v[i], out->trace[i]);
+    }
     any = true;
   }
   if (!any || *status == 2) return;

@@ -9,6 +9,7 @@ set(PD_FLAGS_BIN "${CMAKE_BINARY_DIR}/generated/flags.bin")
 # flagc writes into generated/ before anything else has made it (a clean build)
 file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/generated")
 add_custom_command(OUTPUT "${PD_FLAGS_BIN}"
+  COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_BINARY_DIR}/generated"
   COMMAND pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json" "${PD_FLAGS_BIN}"
   DEPENDS pd_flagc "${CMAKE_CURRENT_LIST_DIR}/flags.json"
   COMMENT "Compiling the flag catalog" VERBATIM)

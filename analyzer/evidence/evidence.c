@@ -52,7 +52,26 @@ struct evd_trace {
   int group_ranks; /* ranks that listed their collectives by group */
   int nsteps;
   double device_gib; /* device_total_bytes of the ranks, 0 when not known */
+  /* whose run it is: the world size distributedInfo gives, the highest rank and where it was
+   * read (-1: not known) */
+  long world_size, max_rank;
+  const char *rank_source;
 };
+
+static long int_of(const json_t *o, const char *key) {
+  const json_t *v = json_object_get(o, key);
+  return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+/* One rank's identity: world size and rank. */
+static void rank_identity(evd_trace *t, const json_t *rk, long rank) {
+  long ws = int_of(rk, "world_size");
+  if (ws > t->world_size) t->world_size = ws;
+  if (rank > t->max_rank) {
+    t->max_rank = rank;
+    t->rank_source = json_string_value(json_object_get(rk, "rank_source"));
+  }
+}
 
 
 static void add(measure *m, double v, long rank) {
@@ -136,11 +155,13 @@ evd_trace *evd_trace_from(const json_t *summary, const char *path) {
     summary = json_array_get(jobs, 0);
   }
   t->ranks = json_incref(json_object_get(summary, "ranks"));
+  t->world_size = t->max_rank = -1;
   size_t i;
   json_t *rk;
   json_array_foreach(t->ranks, i, rk) {
     if (json_object_get(rk, "error")) continue;
     long rank = json_is_integer(json_object_get(rk, "rank")) ? (long)json_integer_value(json_object_get(rk, "rank")) : (long)i;
+    rank_identity(t, rk, rank);
     rank_steps(t, rk, rank);
     rank_memory(t, rk, rank);
     rank_groups(t, rk, rank);
@@ -299,8 +320,27 @@ static void verdict(au_finding *f, const char *text, double x, const json_t *spe
   }
 }
 
+char *evd_mismatch(const evd_trace *t, const au_result *r, const char *lang) {
+  double ga = af_num(r->facts, AF_G_A, NAN);
+  if (t->world_size > 0 && isfinite(ga) && (double)t->world_size != ga) {
+    char w[24];
+    snprintf(w, sizeof w, "%ld", t->world_size);
+    ax_value a = ax_str(w);
+    return au_say(r, AU_MSG_EVD_MISMATCH_WORLD, lang, &a);
+  }
+  if (t->max_rank >= 0 && isfinite(ga) && (double)t->max_rank >= ga &&
+      !(t->rank_source && !strcmp(t->rank_source, "default"))) {
+    ax_value a[2] = {ax_num((double)t->max_rank), ax_str(t->rank_source ? t->rank_source : "")};
+    return au_say(r, AU_MSG_EVD_MISMATCH_RANK, lang, a);
+  }
+  return NULL;
+}
+
 size_t evd_apply(au_result *r, const evd_trace *t) {
   size_t n = 0;
+  char *other = evd_mismatch(t, r, "en");
+  free(other);
+  if (other) return 0; /* another job's trace: it says nothing about these findings */
   for (size_t i = 0; i < r->nfindings; i++) {
     au_finding *f = &r->findings[i];
     const json_t *spec = au_rule_evidence(r->rules, f->rule);
@@ -353,6 +393,9 @@ json_t *evd_trace_json(const evd_trace *t, const au_result *r) {
                         meas, "estimated_vs_measured", rows);
   if (!json_is_array(json_object_get(o, "ranks"))) json_object_set_new(o, "ranks", json_array());
   if (t->note) json_object_set_new(o, "note", json_string(t->note));
+  char *other = evd_mismatch(t, r, "en");
+  if (other) json_object_set_new(o, "mismatch", json_string(other));
+  free(other);
   return o;
 }
 
@@ -361,11 +404,20 @@ static void cell(pd_buf *b, bool have, double v, const char *unit, const char *n
   else pd_buf_printf(b, " %s |", none);
 }
 
-char *evd_markdown(const evd_trace *t, const au_result *r) {
+char *evd_markdown(const evd_trace *t, const au_result *r, const char *lang) {
   pd_buf b = {0};
   pd_buf_printf(&b, "## Measured by the trace\n\nTrace: `%s`", t->path);
   if (t->note) pd_buf_printf(&b, " (%s)", t->note);
-  pd_buf_puts(&b, "\n\n| Quantity | Estimated | Measured | Error | Basis |\n|---|---|---|---|---|\n");
+  pd_buf_puts(&b, "\n\n");
+  char *other = evd_mismatch(t, r, lang);
+  if (other) {
+    ax_value a = ax_str(other);
+    char *line = au_say(r, AU_MSG_EVD_MISMATCH_MD, lang, &a);
+    pd_buf_puts(&b, line);
+    free(line);
+    free(other);
+  }
+  pd_buf_puts(&b, "| Quantity | Estimated | Measured | Error | Basis |\n|---|---|---|---|---|\n");
   row rs[4];
   size_t n = rows_of(t, r, rs);
   for (size_t i = 0; i < n; i++) {

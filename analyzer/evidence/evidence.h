@@ -24,16 +24,22 @@ void evd_trace_free(evd_trace *t);
 /* The path the measures were read from (as given to evd_trace_from). */
 const char *evd_path(const evd_trace *t);
 
+/* Why the trace is not the run of r's script, in lang (caller frees), or NULL when nothing says
+ * so: the world size its distributedInfo gives differs from the script's actor GPUs, or a rank
+ * (from distributedInfo or a file name) lies beyond them. */
+char *evd_mismatch(const evd_trace *t, const au_result *r, const char *lang);
+
 /* Attaches evidence to the findings of r whose rule has an "evidence" entry; a contradicted
  * finding is downgraded one level (severity_before keeps the old one). Returns how many findings
- * got evidence. Catalog entries that do not parse give an inconclusive verdict naming the entry. */
+ * got evidence: none when evd_mismatch says the trace is another run's. Catalog entries that do
+ * not parse give an inconclusive verdict naming the entry. */
 size_t evd_apply(au_result *r, const evd_trace *t);
 
-/* The report's "trace" object: the path, per-rank figures, and the estimated-vs-measured rows
- * (new reference). */
+/* The report's "trace" object: the path, per-rank figures, the estimated-vs-measured rows, and
+ * "mismatch" when the trace is another run's (new reference). */
 json_t *evd_trace_json(const evd_trace *t, const au_result *r);
 /* The same as a markdown section ("## Measured by the trace"), appended to `md` (caller frees
  * the returned string). */
-char *evd_markdown(const evd_trace *t, const au_result *r);
+char *evd_markdown(const evd_trace *t, const au_result *r, const char *lang);
 
 #endif

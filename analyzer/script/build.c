@@ -49,6 +49,8 @@ void sm_conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
     d[i].subject = s[i].subject ? pd_xstrdup(s[i].subject) : NULL;
     d[i].flag = s[i].flag ? pd_xstrdup(s[i].flag) : NULL;
     d[i].suggest = s[i].suggest ? pd_xstrdup(s[i].suggest) : NULL;
+    d[i].opener = s[i].opener ? pd_xstrdup(s[i].opener) : NULL;
+    d[i].closer = s[i].closer ? pd_xstrdup(s[i].closer) : NULL;
   }
 }
 
@@ -66,6 +68,8 @@ void sm_conds_free(sm_condition *c, size_t n) {
     free(c[i].subject);
     free(c[i].flag);
     free(c[i].suggest);
+    free(c[i].opener);
+    free(c[i].closer);
   }
   free(c);
 }
@@ -124,6 +128,9 @@ static void walk_copy_state(sm_walk *dst, const sm_walk *src) {
   dst->conds = pd_xmalloc((src->nconds ? src->nconds : 1) * sizeof *dst->conds);
   sm_conds_copy(dst->conds, src->conds, src->nconds);
   dst->nconds = dst->conds_cap = src->nconds;
+  dst->refs = pd_xmalloc((src->nrefs ? src->nrefs : 1) * sizeof *dst->refs);
+  if (src->nrefs) memcpy(dst->refs, src->refs, src->nrefs * sizeof *dst->refs); /* names: the env's */
+  dst->nrefs = dst->refs_cap = src->nrefs;
   dst->model = src->model ? pd_xstrdup(src->model) : NULL;
   dst->source_file = src->source_file;
   dst->source_range = src->source_range;
@@ -146,6 +153,7 @@ static void walk_free_state(sm_walk *w) {
   free(w->pinned);
   sm_arrays_free(w->arrays, w->narrays);
   sm_conds_free(w->conds, w->nconds);
+  free(w->refs);
   free(w->model);
   sh_env_free(w->env);
   fslog_free(w->fslog, w->nfslog);
@@ -233,6 +241,7 @@ static void take_walk(sm_model *m, sm_walk *w) {
   m->narrays = w->narrays;
   m->conds = w->conds;
   m->nconds = w->nconds;
+  sm_refs_take(m, w); /* names copied: the env goes with the walk */
   m->ctx.model = w->model;
   m->source_file = w->source_file;
   m->source_range = w->source_range;
@@ -418,6 +427,10 @@ void sm_model_free(sm_model *m) {
   free(m->flags);
   sm_arrays_free(m->arrays, m->narrays);
   sm_conds_free(m->conds, m->nconds);
+  sm_refs_pending_free(m);
+  free(m->refs);
+  free(m->reach);
+  free(m->ref_names);
   for (size_t i = 0; i < m->nvars; i++) {
     free(m->vars[i].name);
     free(m->vars[i].value);

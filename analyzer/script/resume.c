@@ -30,6 +30,8 @@ typedef struct {
   size_t narrays;
   sm_condition *conds;
   size_t nconds;
+  sm_ref *refs;     /* names owned by the memo, ranges relative */
+  size_t nrefs;
   bool defined_model_args;
 } memo;
 
@@ -70,6 +72,8 @@ static void memo_free(memo *x) {
   free(x->writes);
   sm_arrays_free(x->arrays, x->narrays);
   sm_conds_free(x->conds, x->nconds);
+  for (size_t i = 0; i < x->nrefs; i++) free((char *)x->refs[i].name);
+  free(x->refs);
   free(x);
 }
 
@@ -145,6 +149,15 @@ static bool memo_replay(sm_builder *b, memo_map *mm, TSNode ch, sm_memo_store *f
     sm_condition *c = PD_PUSH(b->w.conds, b->w.nconds, b->w.conds_cap);
     sm_conds_copy(c, &x->conds[i], 1);
     range_to_abs(&fr, c->file, &c->range);
+    if (c->opener) range_to_abs(&fr, c->file, &c->opened);
+    if (c->code && !strcmp(c->code, "syntax")) b->w.syntax_conds++; /* as the walk counts them */
+  }
+  for (size_t i = 0; i < x->nrefs; i++) {
+    sm_ref *r = PD_PUSH(b->w.refs, b->w.nrefs, b->w.refs_cap);
+    *r = x->refs[i];
+    r->name = sh_intern(b->w.env, r->name, strlen(r->name));
+    range_to_abs(&fr, r->file, &r->range);
+    range_to_abs(&fr, r->file, &r->whole);
   }
   if (x->defined_model_args) b->w.defined_model_args = true;
   b->w.loop_budget = x->loop_after;
@@ -158,7 +171,7 @@ static bool memo_replay(sm_builder *b, memo_map *mm, TSNode ch, sm_memo_store *f
 
 /* Walks child ch recording what it depends on and what it does, into `fresh`. */
 static void memo_walk(sm_builder *b, TSNode ch, sm_memo_store *fresh) {
-  size_t arrays0 = b->w.narrays, conds0 = b->w.nconds, loop0 = b->w.loop_budget;
+  size_t arrays0 = b->w.narrays, conds0 = b->w.nconds, refs0 = b->w.nrefs, loop0 = b->w.loop_budget;
   bool dma0 = b->w.defined_model_args; /* only follow_source reads it, and is never replayed */
   b->unrepeatable = false;
   sh_track_begin(b->w.env);
@@ -198,7 +211,18 @@ static void memo_walk(sm_builder *b, TSNode ch, sm_memo_store *fresh) {
   x->nconds = b->w.nconds - conds0;
   x->conds = pd_xmalloc((x->nconds ? x->nconds : 1) * sizeof *x->conds);
   if (x->nconds) sm_conds_copy(x->conds, b->w.conds + conds0, x->nconds);
-  for (size_t i = 0; i < x->nconds; i++) range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
+  for (size_t i = 0; i < x->nconds; i++) {
+    range_to_rel(&fr, x->conds[i].file, &x->conds[i].range);
+    if (x->conds[i].opener) range_to_rel(&fr, x->conds[i].file, &x->conds[i].opened);
+  }
+  x->nrefs = b->w.nrefs - refs0;
+  x->refs = pd_xmalloc((x->nrefs ? x->nrefs : 1) * sizeof *x->refs);
+  for (size_t i = 0; i < x->nrefs; i++) {
+    x->refs[i] = b->w.refs[refs0 + i];
+    x->refs[i].name = pd_xstrdup(x->refs[i].name);
+    range_to_rel(&fr, x->refs[i].file, &x->refs[i].range);
+    range_to_rel(&fr, x->refs[i].file, &x->refs[i].whole);
+  }
   *PD_PUSH(fresh->v, fresh->n, fresh->cap) = x;
 }
 
@@ -338,7 +362,7 @@ void sm_walk_script(sm_builder *b) {
     rs->resumed = true;
   } else {
     ts_tree_cursor_reset(&cur, root);
-    sm_report_syntax(b, 0, root);
+    sm_syntax(b, 0, root);
     at_child = ts_tree_cursor_goto_first_child(&cur);
   }
   bool want = rs && clean, keep = false;

@@ -184,6 +184,12 @@ typedef struct {
   long flag_index; /* the flag occurrence it is about (index into flags), or -1 */
   int file;
   sm_range range;
+  /* syntax: what bash itself makes of the file (script/bashcheck.h). bash names `range`; a
+   * construct left open at the end of the file is `opener` at `opened`, closed by `closer`. */
+  const char *bash;      /* "eof-quote" | "eof" | "token" (static), or NULL: bash accepts the
+                            file, only this parser could not read it */
+  char *opener, *closer; /* or NULL */
+  sm_range opened;
 } sm_condition;
 
 /* What the script states about the job besides its flags: the model config it sources, what its
@@ -211,6 +217,31 @@ typedef struct {
   bool conditional;
 } sm_array;
 
+/* Where the script names a variable, an array or a function, for navigation (definition,
+ * references, rename, outline). Recorded as the walk goes, so a use knows the definitions that
+ * reach it: the last one that certainly ran before it, and every conditional one after that
+ * (`X=1; if ...; then X=2; fi; echo $X` reaches both). An array's `+=` appends are definitions
+ * too; a use of the array reaches its `NAME=( ... )` and every append since. */
+typedef enum { SM_SYM_VAR, SM_SYM_ARRAY, SM_SYM_FUNC } sm_sym_kind;
+typedef enum {
+  SM_REF_DEF,     /* NAME=..., NAME=( ... ), for NAME in, printf -v NAME, f() { ... } */
+  SM_REF_APPEND,  /* NAME+=... / NAME+=( ... ) */
+  SM_REF_USE,     /* $NAME, ${NAME...}, "${NAME[@]}", NAME in $(( )), a call of a function */
+  SM_REF_MENTION  /* export NAME, unset NAME, local NAME: names it without setting or reading */
+} sm_ref_role;
+
+typedef struct {
+  const char *name;      /* borrowed from the model */
+  sm_sym_kind kind;      /* SM_SYM_VAR for a use that may be either (`$X` of an array is X[0]) */
+  sm_ref_role role;
+  bool conditional;      /* a definition in a branch or loop that may not run */
+  int file;
+  sm_range range;        /* the name as written */
+  sm_range whole;        /* definitions: the whole statement; uses: the expansion */
+  size_t reach, nreach;  /* uses: sm_model.reach[reach .. reach + nreach) are the indices into
+                            refs of the definitions that reach it (none: set outside the script) */
+} sm_ref;
+
 /* A scalar variable's final value after the whole script (and what it sources) ran. */
 typedef struct {
   char *name;
@@ -233,6 +264,10 @@ typedef struct {
   size_t nconds;
   sm_var *vars;          /* every scalar set at the end, sorted by name */
   size_t nvars;
+  sm_ref *refs;          /* every name a statement that ran defines or reads, sorted by file
+                            and position, each place once (a loop body's first pass counts) */
+  size_t nrefs;
+  size_t *reach;         /* see sm_ref.reach */
   bool train_line_found; /* false: every *_ARGS array counted as passed */
   bool launch_script;    /* a Relax launch script or a fragment of one: it has the train command
                             or an *_ARGS array, or (when bash cannot parse it, so its structure is
@@ -246,6 +281,8 @@ typedef struct {
   pd_map flag_index;     /* private: flag name -> index of its winning occurrence */
   pd_map broken;         /* private: a spelling -> the occurrence that keeps it from being set as
                             written (sm_flag_broken) */
+  char *ref_names;       /* private: the names refs point into */
+  void *refs_pending;    /* private: the walk's refs until sm_refs_ready sorts them */
 } sm_model;
 
 /* Builds the model of the script at `path` whose text is text[0..len) (copied). `tree` may be an
@@ -274,6 +311,14 @@ bool sm_flag_on(const sm_model *m, const char *name);
  * there is none. Facts resting on `name` are then unknown: the job never starts, or `name` keeps
  * a default the script did not choose. */
 const sm_flag *sm_flag_broken(const sm_model *m, const char *name);
+
+/* The reference whose name holds byte `at` of file `file` (or ends at it), or NULL. */
+const sm_ref *sm_ref_at(const sm_model *m, int file, uint32_t at);
+/* refs, nrefs and reach are made on first use: call this before reading them (sm_ref_at and
+ * sm_refs_to_json do). */
+void sm_refs_ready(const sm_model *m);
+/* The references as JSON (tests compare incremental and fresh builds with it). New reference. */
+json_t *sm_refs_to_json(const sm_model *m);
 
 /* The final value of a scalar the script sets (assignment, export, ${X:=d}), or NULL. */
 const sm_var *sm_var_get(const sm_model *m, const char *name);

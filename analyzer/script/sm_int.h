@@ -55,6 +55,9 @@ typedef struct {
   size_t narrays, arrays_cap;
   sm_condition *conds;
   size_t nconds, conds_cap;
+  sm_ref *refs;         /* definitions and uses in walk order (names in the env's arena; reach
+                           is filled when the model takes them, refs.c) */
+  size_t nrefs, refs_cap;
   char *model;          /* the model config sourced, as sm_context.model */
   int source_file;
   sm_range source_range;
@@ -104,6 +107,7 @@ sm_tri sm_test_status(sm_builder *b, int file, TSNode n, sm_cert *cert, const ch
 void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond);
 void sm_walk_file(sm_builder *b, int file);
 void sm_report_syntax(sm_builder *b, int file, TSNode n);
+void sm_syntax(sm_builder *b, int file, TSNode root);
 /* `message` is consumed. */
 void sm_add_cond(sm_builder *b, sm_level lvl, const char *code, int file, sm_range r,
                  char *message);
@@ -138,6 +142,17 @@ sm_range sm_file_range(const sm_file *f, uint32_t start_byte, uint32_t end_byte)
 /* context.c: m->ctx from the file name, the options and the files' comments; m->vars. */
 void sm_state_context(sm_model *m, const sm_options *opt);
 void sm_collect_vars(sm_model *m, const sh_env *env);
+
+/* refs.c: names for navigation. A definition of the name node `name` (whole: the statement);
+ * the uses inside n (its expansions, the variables of its arithmetic; arith: n itself is
+ * arithmetic); a mention (export / unset / local NAME). sm_refs_take moves the walk's refs into
+ * m, each place once, with the definitions that reach each use. */
+void sm_ref_def(sm_builder *b, sm_sym_kind kind, sm_ref_role role, bool cond, int file, TSNode name,
+                TSNode whole);
+void sm_ref_uses(sm_builder *b, int file, TSNode n, bool arith);
+void sm_ref_name(sm_builder *b, sm_sym_kind kind, sm_ref_role role, int file, TSNode name);
+void sm_refs_take(sm_model *m, sm_walk *w);
+void sm_refs_pending_free(sm_model *m);
 
 /* resume.c: the script's top level, resuming at a checkpoint when opt->resume allows. */
 void sm_walk_script(sm_builder *b);

@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "script/bashcheck.h"
 #include "script/bashsym.h"
 #include "script/sh_printf.h"
 #include "script/sm_int.h"
@@ -104,9 +105,43 @@ void sm_report_syntax(sm_builder *b, int file, TSNode n) {
   free(kids);
 }
 
+/* Where bash itself refuses the file, as one condition at the place `bash -n` names; when bash
+ * accepts it, what this parser could not read (each ERROR / MISSING node). */
+void sm_syntax(sm_builder *b, int file, TSNode root) {
+  if (!ts_node_has_error(root)) return;
+  const sm_file *f = &b->w.files[file];
+  bc_error e;
+  if (!bc_check(f->text, f->len, &e)) {
+    size_t c0 = b->w.nconds;
+    sm_report_syntax(b, file, root);
+    for (size_t i = c0; i < b->w.nconds; i++) b->w.conds[i].missing = false; /* bash has it all */
+    return;
+  }
+  bool open = e.kind != BC_TOKEN;
+  sm_range opened = sm_file_range(f, e.open_at, e.open_end);
+  char *msg = e.kind == BC_TOKEN ? pd_xasprintf("bash: syntax error near unexpected token `%s`", e.token)
+              : e.kind == BC_EOF_QUOTE
+                  ? pd_xasprintf("bash: unexpected end of file while looking for the `%s` that closes the `%s` on line %u",
+                                 e.token, e.opener, opened.start_line + 1)
+                  : pd_xasprintf("bash: unexpected end of file: the `%s` on line %u is never closed", e.opener,
+                                 opened.start_line + 1);
+  sm_add_cond(b, SM_ERROR, "syntax", file, sm_file_range(f, e.at, e.end), msg);
+  sm_condition *c = &b->w.conds[b->w.nconds - 1];
+  sm_cond_about(b, e.kind == BC_EOF ? (*e.closer ? e.closer : e.opener) : e.token, NULL);
+  c = &b->w.conds[b->w.nconds - 1];
+  c->missing = open;
+  c->bash = e.kind == BC_TOKEN ? "token" : e.kind == BC_EOF ? "eof" : "eof-quote";
+  if (open) {
+    c->opener = pd_xstrdup(e.opener);
+    c->closer = *e.closer ? pd_xstrdup(e.closer) : e.kind == BC_EOF_QUOTE ? pd_xstrdup(e.token) : NULL;
+    c->opened = opened;
+  }
+  b->w.syntax_conds++;
+}
+
 void sm_walk_file(sm_builder *b, int file) {
   TSNode root = ts_tree_root_node(b->w.trees[file]->tree);
-  sm_report_syntax(b, file, root);
+  sm_syntax(b, file, root);
   *PD_PUSH(b->stack, b->nstack, b->stack_cap) = file;
   sm_walk_node(b, file, root, false);
   b->nstack--;
@@ -114,10 +149,22 @@ void sm_walk_file(sm_builder *b, int file) {
 
 /* ---- NOTE comments ------------------------------------------------------------------------ */
 
-/* "# NOTE(x): why" / "#NOTE: why" -> true */
+/* A comment that ends in a `<...>` placeholder: the one the editor's "add a NOTE" action
+ * inserts, in any language (`<reason this setting is right here>`, `<此设置在这里合理的原因>`). */
+static bool ends_in_placeholder(const char *c) {
+  size_t n = strlen(c);
+  while (n > 0 && (c[n - 1] == ' ' || c[n - 1] == '\t' || c[n - 1] == '\r' || c[n - 1] == '\n')) n--;
+  if (n == 0 || c[n - 1] != '>') return false;
+  for (size_t i = n - 1; i-- > 0;)
+    if (c[i] == '<') return i + 2 < n; /* something between the brackets */
+  return false;
+}
+
+/* "# NOTE(x): why" / "#NOTE: why" -> true. A NOTE still holding the placeholder the editor's
+ * "add a NOTE" action inserts gives no reason yet, so it is none. */
 static bool is_note(const char *c) {
   while (*c == '#' || *c == ' ' || *c == '\t') c++;
-  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ');
+  return !strncmp(c, "NOTE", 4) && (c[4] == '(' || c[4] == ':' || c[4] == ' ') && !ends_in_placeholder(c);
 }
 
 typedef struct {
@@ -362,7 +409,11 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
   }
   if (bs_is(name, BS_SUBSCRIPT)) return; /* A[3]=x: element writes do not matter here */
   char *vname = sm_node_text(b, file, name);
-  if (!ts_node_is_null(value) && bs_is(value, BS_ARRAY)) {
+  bool is_array = !ts_node_is_null(value) && bs_is(value, BS_ARRAY);
+  sm_ref_uses(b, file, value, false);
+  sm_ref_def(b, is_array ? SM_SYM_ARRAY : SM_SYM_VAR, append ? SM_REF_APPEND : SM_REF_DEF, cond || b->path_cert < SM_CERT_LITERAL,
+             file, name, n);
+  if (is_array) {
     define_array(b, file, value, 0, ts_node_child_count(value), vname, append, cond,
                  sh_node_range(n));
   } else {
@@ -490,9 +541,31 @@ static void printf_to_var(sm_builder *b, int file, TSNode n, bool cond) {
   sh_fields_free(&words);
 }
 
+/* A closing reserved word where this parser saw a command (`fi` with no `if`): bash refuses the
+ * file at that token. */
+static void stray_reserved(sm_builder *b, int file, TSNode name, const char *cname) {
+  static const char *const words[] = {"fi", "done", "esac", "then", "do", "else", "elif", "}", "in"};
+  TSNode w = ts_node_named_child(name, 0);
+  if (ts_node_is_null(w) || !bs_is(w, BS_WORD)) return;
+  /* a file with an error in its tree had bash's own reading (sm_syntax): that one holds */
+  if (ts_node_has_error(ts_tree_root_node(b->w.trees[file]->tree))) return;
+  for (size_t i = 0; i < b->w.nconds; i++)
+    if (b->w.conds[i].bash && b->w.conds[i].file == file) return; /* bash stops at the first */
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+    if (strcmp(cname, words[i])) continue;
+    sm_add_cond(b, SM_ERROR, "syntax", file, sh_node_range(w),
+                pd_xasprintf("bash: syntax error near unexpected token `%s`", cname));
+    sm_cond_about(b, cname, NULL);
+    b->w.conds[b->w.nconds - 1].bash = "token";
+    b->w.syntax_conds++;
+    return;
+  }
+}
+
 static void command(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
+  sm_ref_uses(b, file, n, false);
   TSNode arith = ts_node_named_child(name, 0);
   if (!ts_node_is_null(arith) && bs_is(arith, BS_ARITHMETIC_EXPANSION)) { /* (( expr )) */
     sh_file sf = sm_shfile(b, file);
@@ -504,6 +577,7 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     return;
   }
   char *cname = sm_node_text(b, file, name);
+  stray_reserved(b, file, name, cname);
   uint32_t nargs = 0;
   TSNode args[2];
   memset(args, 0, sizeof args);
@@ -522,12 +596,16 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
   }
   if (!strcmp(cname, "printf") && nargs >= 2) {
     char *a0 = sm_node_text(b, file, args[0]);
-    if (!strcmp(a0, "-v")) printf_to_var(b, file, n, cond);
+    if (!strcmp(a0, "-v")) {
+      sm_ref_def(b, SM_SYM_VAR, SM_REF_DEF, cond || b->path_cert < SM_CERT_LITERAL, file, args[1], n);
+      printf_to_var(b, file, n, cond);
+    }
     free(a0);
   }
   int ffile;
   TSNode fbody;
   if (sh_func_get(b->w.env, cname, &ffile, &fbody)) {
+    sm_ref_name(b, SM_SYM_FUNC, SM_REF_USE, file, ts_node_named_child(name, 0));
     if (b->call_depth < SM_MAX_CALL_DEPTH) {
       b->call_depth++;
       sm_walk_node(b, ffile, fbody, cond);
@@ -573,11 +651,13 @@ static void for_loop(sm_builder *b, int file, TSNode n, bool cond) {
   bool have_values = false;
   for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
     if (bs_child_in(n, i, BSF_VALUE)) {
+      sm_ref_uses(b, file, ts_node_child(n, i), false);
       sh_expand(b->w.env, &sf, ts_node_child(n, i), NULL, cond, &items);
       have_values = true;
     }
   }
   bool all_known = have_values && items.n > 0;
+  sm_ref_def(b, SM_SYM_VAR, SM_REF_DEF, cond || !all_known || b->path_cert < SM_CERT_LITERAL, file, var, n);
   for (size_t i = 0; i < items.n; i++) all_known = all_known && items.v[i].resolved;
   if (!have_values || items.n == 0) {
     sm_walk_node(b, file, body, true); /* body once, values unknown */
@@ -607,6 +687,9 @@ static void c_style_for(sm_builder *b, int file, TSNode n, bool cond) {
   long long v;
   sm_cert c, path = SM_CERT_LITERAL;
   const char *via, *path_via = NULL;
+  sm_ref_uses(b, file, init, true);
+  sm_ref_uses(b, file, test, true);
+  sm_ref_uses(b, file, update, true);
   if (!ts_node_is_null(init)) (void)sh_arith_eval(b->w.env, &sf, init, &v, &c, &via);
   for (;;) {
     if (b->w.loop_budget == 0 || ts_node_is_null(test) ||
@@ -632,11 +715,14 @@ static void case_statement(sm_builder *b, int file, TSNode n, bool cond) {
   sh_file sf = sm_shfile(b, file);
   sm_cert cert = SM_CERT_UNRESOLVED;
   const char *via;
+  sm_ref_uses(b, file, subject, false);
   char *subj = ts_node_is_null(subject) ? NULL : sh_expand_scalar(b->w.env, &sf, subject, &cert, &via);
   bool known = subj && cert >= SM_CERT_DEFAULT;
   for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
     TSNode item = ts_node_named_child(n, i);
     if (!bs_is(item, BS_CASE_ITEM)) continue;
+    for (uint32_t j = 0; j < ts_node_child_count(item); j++)
+      if (bs_child_in(item, j, BSF_VALUE)) sm_ref_uses(b, file, ts_node_child(item, j), false);
     bool match = !known;
     for (uint32_t j = 0; known && !match && j < ts_node_child_count(item); j++) {
       if (!bs_child_in(item, j, BSF_VALUE)) continue;
@@ -670,6 +756,8 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
         (bs_is(kids[i + 1], BS_EQ) || bs_is(kids[i + 1], BS_PLUS_EQ)) &&
         bs_is(kids[i + 2], BS_LPAREN)) {
       char *name = sm_node_text(b, file, c);
+      sm_ref_def(b, SM_SYM_ARRAY, bs_is(kids[i + 1], BS_PLUS_EQ) ? SM_REF_APPEND : SM_REF_DEF,
+                 cond || b->path_cert < SM_CERT_LITERAL, file, c, c);
       uint32_t j = i + 3;
       while (j < nc && !bs_is(kids[j], BS_RPAREN)) j++;
       define_array(b, file, n, i + 3, j, name, bs_is(kids[i + 1], BS_PLUS_EQ), cond, sh_node_range(c));
@@ -691,7 +779,9 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
     sh_fields argv = {0};
     for (uint32_t i = words_from; i < nc; i++) {
       TSNode c = kids[i];
-      if (ts_node_is_named(c) && !bs_is(c, BS_COMMENT)) sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
+      if (!ts_node_is_named(c) || bs_is(c, BS_COMMENT)) continue;
+      sm_ref_uses(b, file, c, false);
+      sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
     }
     consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
@@ -774,6 +864,7 @@ static sm_tri walk_status(sm_builder *b, int file, TSNode n, bool cond, sm_cert 
   }
   if (t == BS_TEST_COMMAND || t == BS_NEGATED_COMMAND || t == BS_COMMAND) {
     if (t == BS_COMMAND) sm_walk_node(b, file, n, cond);
+    else sm_ref_uses(b, file, n, false);
     return sm_test_status(b, file, n, cert, via);
   }
   sm_walk_node(b, file, n, cond);
@@ -871,7 +962,10 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
       TSNode c = ts_node_named_child(n, i);
       if (bs_is(c, BS_VARIABLE_ASSIGNMENT)) {
         assign(b, file, c, cond, exported);
-      } else if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
+      } else if (bs_is(c, BS_VARIABLE_NAME)) {
+        sm_ref_name(b, SM_SYM_VAR, SM_REF_MENTION, file, c);
+      }
+      if (exported && bs_is(c, BS_VARIABLE_NAME)) { /* export NAME */
         char *v = sm_node_text(b, file, c);
         const char *val, *via;
         sm_cert cert;
@@ -881,6 +975,7 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     }
   } else if (t == BS_UNSET_COMMAND) {
     for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+      sm_ref_name(b, SM_SYM_VAR, SM_REF_MENTION, file, ts_node_named_child(n, i));
       char *v = sm_node_text(b, file, ts_node_named_child(n, i));
       if (strcmp(v, "-f") != 0 && strcmp(v, "-v") != 0) sh_var_unset(b->w.env, v);
       free(v);
@@ -890,6 +985,7 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     TSNode body = bs_child(n, BSF_BODY);
     if (!ts_node_is_null(name) && !ts_node_is_null(body)) {
       b->unrepeatable = true; /* its body is a node of this build's tree */
+      sm_ref_def(b, SM_SYM_FUNC, SM_REF_DEF, cond, file, name, n);
       char *fname = sm_node_text(b, file, name);
       sh_func_define(b->w.env, fname, file, body);
       free(fname);
@@ -910,8 +1006,10 @@ void sm_walk_node(sm_builder *b, int file, TSNode n, bool cond) {
     c_style_for(b, file, n, cond);
   } else if (t == BS_ELIF_CLAUSE || t == BS_ELSE_CLAUSE || t == BS_WHILE_STATEMENT) {
     walk_children(b, file, n, true);
+  } else if (t == BS_TEST_COMMAND) {
+    sm_ref_uses(b, file, n, false);
   } else if (t == BS_HEREDOC_BODY || t == BS_HEREDOC_REDIRECT ||
-             t == BS_COMMENT || t == BS_TEST_COMMAND ||
+             t == BS_COMMENT ||
              t == BS_COMMAND_SUBSTITUTION) {
     /* nothing to collect */
   } else {

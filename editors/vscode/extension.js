@@ -26,6 +26,11 @@ function readSettings() {
   return raw;
 }
 
+// Settings the extension applies itself (not sent to the server).
+function clientSetting(key) {
+  return vscode.workspace.getConfiguration(SECTION).get(key);
+}
+
 function pathContext() {
   const folders = vscode.workspace.workspaceFolders;
   return { home: os.homedir(), workspaceFolder: folders && folders.length ? folders[0].uri.fsPath : undefined };
@@ -80,6 +85,21 @@ class Extension {
         tracker.has(plain(document)) ? next(document, position, token) : null,
       provideCodeActions: (document, range, context, token, next) =>
         tracker.has(plain(document)) ? next(document, range, context, token) : [],
+      // Navigation, outline, rename, inlay hints and the code lens: only on documents the
+      // server has (another shell script would get an empty answer, or a rename refused).
+      provideDefinition: (document, position, token, next) =>
+        tracker.has(plain(document)) ? next(document, position, token) : null,
+      provideReferences: (document, position, options, token, next) =>
+        tracker.has(plain(document)) ? next(document, position, options, token) : [],
+      provideDocumentSymbols: (document, token, next) => (tracker.has(plain(document)) ? next(document, token) : []),
+      prepareRename: (document, position, token, next) =>
+        tracker.has(plain(document)) ? next(document, position, token) : null,
+      provideRenameEdits: (document, position, newName, token, next) =>
+        tracker.has(plain(document)) ? next(document, position, newName, token) : null,
+      provideInlayHints: (document, range, token, next) =>
+        tracker.has(plain(document)) && clientSetting('inlayHints') !== false ? next(document, range, token) : [],
+      provideCodeLenses: (document, token, next) =>
+        tracker.has(plain(document)) && clientSetting('memoryBudgetLens') !== false ? next(document, token) : [],
       workspace: {
         // The server asks for the `perfDoctor` section; answer with the mapped settings, not
         // the raw ones (which hold `path` and empty strings the server would reject).
@@ -172,6 +192,8 @@ class Extension {
         trace = commands.traceArgument(input, pathContext());
       }
       const res = commands.linkResult(await this.request(commands.LINK_TRACE, String(doc.uri), trace));
+      // Another job's trace: linked, backing nothing; the server's own warning says so.
+      if (res.mismatch) return;
       if (vscode.window.showInformationMessage)
         vscode.window.showInformationMessage(res.trace ? `perf-doctor: findings now carry what ${res.trace} measured` : 'perf-doctor: trace unlinked');
     });
@@ -227,6 +249,16 @@ class Extension {
     });
   }
 
+  // perf-doctor: Show memory budget, and the memory-budget code lens' command (its argument:
+  // the script's URI): the breakdown per GPU in a markdown preview.
+  async showMemoryBudget(arg) {
+    await this.run(async () => {
+      const editor = vscode.window.activeTextEditor;
+      const uri = commands.memoryBudgetArgument(arg, editor && plain(editor.document), (d) => this.tracker.has(d));
+      await this.showMarkdown(await this.execute(commands.MEMORY_BUDGET, uri));
+    });
+  }
+
   async run(fn) {
     try {
       await fn();
@@ -247,6 +279,7 @@ async function activate(context) {
     vscode.commands.registerCommand(commands.LINK_TRACE_FOLDER, (arg) => extension.linkTrace(arg)),
     vscode.commands.registerCommand(commands.UNLINK_TRACE, () => extension.linkTrace(undefined, true)),
     vscode.commands.registerCommand(commands.COMPARE_TRACE_FOLDERS, (a, b) => extension.compareTraces(a, b)),
+    vscode.commands.registerCommand(commands.SHOW_MEMORY_BUDGET, (arg) => extension.showMemoryBudget(arg)),
     vscode.workspace.onDidChangeConfiguration((e) => extension.onConfigurationChanged(e)),
   );
   await extension.start();

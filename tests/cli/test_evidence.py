@@ -28,10 +28,26 @@ from pdcheck import Checker  # noqa: E402
 CK = check = run = None  # set in main: Checker(the binary), its check and run
 
 
+def with_world(d, world):
+    """The trace as a run of `world` ranks: the synthetic sets record 4, the scripts train on 8
+    (a trace of another world size is said not to be the script's, and backs no finding)."""
+    if isinstance(d, dict) and isinstance(d.get("distributedInfo"), dict):
+        d["distributedInfo"]["world_size"] = world
+    return d
+
+
+def copy_with_world(src, dst, world):
+    os.makedirs(dst, exist_ok=True)
+    for f in sorted(glob.glob(os.path.join(src, "*.json.gz"))):
+        d = with_world(json.load(gzip.open(f, "rt")), world)
+        with gzip.open(os.path.join(dst, os.path.basename(f)), "wt") as o:
+            json.dump(d, o)
+
+
 def with_memory(src, dst, peak_rank, peak_bytes):
     os.makedirs(dst, exist_ok=True)
     for f in sorted(glob.glob(os.path.join(src, "*.json.gz"))):
-        d = json.load(gzip.open(f, "rt"))
+        d = with_world(json.load(gzip.open(f, "rt")), 8)
         rank = int(re.search(r"rank_?(\d+)", os.path.basename(f)).group(1))
         if isinstance(d, list):  # the bare-array form: no header for the device
             d = {"traceEvents": d}
@@ -98,7 +114,9 @@ def main():
     with open(small, "w") as f:
         f.write(text)
     big = os.path.join(scripts, "run-qwen35-35B-A3B-16xgpu-async.sh")  # R-M02 critical
-    late = os.path.join(synth, "late")
+    late = os.path.join(work, "evidence_late8")
+    shutil.rmtree(late, ignore_errors=True)
+    copy_with_world(os.path.join(synth, "late"), late, 8)
     mem = os.path.join(work, "evidence_late_mem")
     shutil.rmtree(mem, ignore_errors=True)
     with_memory(late, mem, 2, 30 * GIB)
@@ -188,6 +206,22 @@ def main():
     f = finding(doc, "R-P16")
     check(f and f.get("evidence", {}).get("verdict") == "confirms" and "trace" in doc["reports"][0],
           "traceDir from .perf-doctor.json: %s %s" % (f and f.get("evidence"), err))
+
+    # 4b. another job's trace (HTA's 2-rank set, world size 128) against the 8-GPU script: said not
+    # to be this script's, and no finding confirmed or contradicted by it
+    hta = os.path.join(ROOT, "tests", "fixtures", "traces", "hta", "hta-trace-filter-2rank")
+    rc, out, err = run("check", small, "--trace", hta, "--format", "json")
+    doc = json.loads(out)
+    validate(doc, "mismatch")
+    rep = doc["reports"][0]
+    judged = [f["rule"] for f in rep["findings"] if f.get("evidence")]
+    check(not judged, "a 128-rank trace judges no finding of an 8-GPU script: %s" % judged)
+    check("128 ranks" in rep["trace"].get("mismatch", "") and "8 GPUs" in rep["trace"]["mismatch"],
+          "the report says why: %s" % rep["trace"].get("mismatch"))
+    check("not this script's" in err, "and so does stderr: %s" % err.strip())
+    rc, out, err = run("check", small, "--trace", hta)
+    check("> ⚠ this trace is not this script's" in out and "Measured (trace, confirms)" not in out,
+          "markdown: the warning, no verdict")
 
     # 5. a trace path that does not exist is an error, not a green run
     rc, out, err = run("check", small, "--trace", os.path.join(work, "no-such-trace"))

@@ -181,7 +181,22 @@ local function run()
     end
   end
   check(vim.api.nvim_get_current_buf() == buf, 'in the script window (link)')
-  vim.cmd('PerfDoctorLinkTrace ' .. vim.fn.fnameescape(trace))
+  -- The 2-rank set is of a 128-rank job: linked, said not to be this script's, backs nothing.
+  local before_messages = #messages
+  local link_result
+  pd.link_trace(trace, function(r) link_result = r end)
+  got = vim.wait(20000, function() return link_result ~= nil end, 10)
+  check(got and type(link_result.mismatch) == 'string' and link_result.mismatch:find("not this script's", 1, true),
+    ':PerfDoctorLinkTrace of another job\'s trace: mismatch', vim.inspect(link_result))
+  check(vim.wait(5000, function() return #messages > before_messages end, 10) and messages[#messages] == link_result.mismatch,
+    'and the server warns (window/showMessage)', table.concat(messages, ' | '))
+  out('# ' .. link_result.mismatch:sub(1, 160))
+  table.remove(messages)
+  vim.wait(500, function() return false end, 10)
+  check(measured(buf) == nil, 'and no finding carries its measures')
+  -- HTA's trace-diff control is of an 8-rank job.
+  local control = vim.fn.fnamemodify(trace, ':h') .. '/hta-trace-diff-control'
+  vim.cmd('PerfDoctorLinkTrace ' .. vim.fn.fnameescape(control))
   got = vim.wait(20000, function() return measured(buf) ~= nil end, 10)
   check(got, ':PerfDoctorLinkTrace: a diagnostic carries what the trace measured')
   out('# evidence: ' .. (measured(buf) and measured(buf).message:match('Measured[^\n]*') or ''))
@@ -303,6 +318,146 @@ local function run()
     'attached once it launches relax.entrypoints.train and is written')
   local ouri = vim.uri_from_bufnr(obuf)
   check(vim.wait(20000, function() return (publishes[ouri] or 0) > 0 end, 10), 'and diagnosed')
+
+  -- 7b. Keymaps, navigation, rename and the memory-budget code lens on the (edited) script.
+  vim.o.hidden = true
+  vim.cmd('buffer ' .. buf)
+  check(vim.api.nvim_get_current_buf() == buf, 'back in the script buffer (keymaps)')
+  for _, key in ipairs({ 'K', 'gd', 'gr', '<Leader>rn', '<Leader>ca', '<Leader>cl', '<Leader>pr', '<Leader>pm' }) do
+    local m = vim.fn.maparg(key, 'n', false, true)
+    check(type(m) == 'table' and m.buffer == 1 and (m.desc or ''):find('^perf%-doctor: '), 'buffer-local keymap ' .. key, vim.inspect(m))
+  end
+  check(vim.fn.maparg('gd', 'n', false, true).buffer ~= 1 or vim.api.nvim_get_current_buf() == buf, 'keymaps are on the script only')
+  local ckpt_def = find_line(buf, 'CKPT_ARGS=(')
+  local ckpt_use, ckpt_text = find_line(buf, '"${CKPT_ARGS[@]}"')
+  local ckpt_col = ckpt_text:find('CKPT_ARGS', 1, true) + 1
+  vim.api.nvim_win_set_cursor(0, { ckpt_use + 1, ckpt_col })
+  vim.cmd('normal gd')
+  got = vim.wait(10000, function() return vim.api.nvim_win_get_cursor(0)[1] == ckpt_def + 1 end, 10)
+  check(got, 'gd on "${CKPT_ARGS[@]}" jumps to CKPT_ARGS=(', vim.inspect(vim.api.nvim_win_get_cursor(0)))
+  -- The spread of an array the sourced model config defines goes to that file.
+  local model_use, model_text = find_line(buf, '"${MODEL_ARGS[@]}"')
+  local dres = vim.lsp.buf_request_sync(buf, 'textDocument/definition',
+    { textDocument = { uri = uri }, position = { line = model_use, character = model_text:find('MODEL_ARGS', 1, true) + 1 } }, 5000)
+  local targets = {}
+  for _, r in pairs(dres or {}) do
+    for _, l in ipairs(r.result or {}) do table.insert(targets, l.uri or l.targetUri) end
+  end
+  check(#targets >= 1 and targets[1]:find('/scripts/models/qwen3%-4B%.sh$'), 'definition of MODEL_ARGS is in the sourced model config', table.concat(targets, ' '))
+  vim.fn.setqflist({}, 'r')
+  vim.api.nvim_win_set_cursor(0, { ckpt_use + 1, ckpt_col })
+  vim.cmd('normal gr')
+  got = vim.wait(10000, function() return #vim.fn.getqflist() >= 2 end, 10)
+  check(got, 'gr lists the definition and the use of CKPT_ARGS', tostring(#vim.fn.getqflist()))
+  vim.cmd('cclose')
+  vim.api.nvim_set_current_buf(buf)
+  -- Rename (what <leader>rn does, with the name given instead of typed), then back.
+  vim.api.nvim_win_set_cursor(0, { ckpt_use + 1, ckpt_col })
+  vim.lsp.buf.rename('CHECKPOINT_ARGS')
+  got = vim.wait(10000, function()
+    local a = vim.api.nvim_buf_get_lines(buf, ckpt_def, ckpt_def + 1, false)[1]
+    local b = vim.api.nvim_buf_get_lines(buf, ckpt_use, ckpt_use + 1, false)[1]
+    return a:find('CHECKPOINT_ARGS=(', 1, true) and b:find('"${CHECKPOINT_ARGS[@]}"', 1, true)
+  end, 10)
+  check(got, 'rename CKPT_ARGS -> CHECKPOINT_ARGS changes the definition and the spread')
+  vim.api.nvim_win_set_cursor(0, { ckpt_use + 1, ckpt_col })
+  vim.lsp.buf.rename('CKPT_ARGS')
+  got = vim.wait(10000, function() return find_line(buf, '"${CKPT_ARGS[@]}"') == ckpt_use and find_line(buf, 'CKPT_ARGS=(') == ckpt_def end, 10)
+  check(got, 'and renamed back')
+  -- The code lens on line 1, and what running it opens.
+  local lens
+  got = vim.wait(10000, function()
+    pcall(vim.lsp.codelens.refresh)
+    for _, l in ipairs(vim.lsp.codelens.get(buf) or {}) do
+      if l.command and l.command.title:find('Memory per GPU', 1, true) then lens = l end
+    end
+    return lens ~= nil
+  end, 200)
+  check(got and lens.range.start.line == 0, 'the memory-budget code lens is on line 1', lens and lens.command.title)
+  out('# code lens: ' .. lens.command.title)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('normal ' .. vim.api.nvim_replace_termcodes('<Leader>cl', true, false, true))
+  local mbuf = wait_buffer('perf-doctor://memory/')
+  check(mbuf, 'running the code lens (<leader>cl) opens the memory budget')
+  local mtext = table.concat(vim.api.nvim_buf_get_lines(mbuf, 0, -1, false), '\n')
+  check(mtext:find('static', 1, true) and mtext:find('activations', 1, true) and mtext:find('KV', 1, true), 'the breakdown: static, activations, KV', mtext:sub(1, 300))
+  vim.cmd('wincmd p')
+  check(vim.api.nvim_get_current_buf() == buf, 'back in the script window (after the memory budget)')
+
+  -- 7c. A line with a critical and a warning: the sign and the virtual text are the critical's,
+  -- with its rule id, and the virtual text is cut at a word.
+  local tp3 = vim.fn.fnamemodify(script, ':h') .. '/run-tp3.sh'
+  local tp3_lines = vim.fn.readfile(script)
+  for i, l in ipairs(tp3_lines) do
+    tp3_lines[i] = l:gsub('%-%-tensor%-model%-parallel%-size 2', '--tensor-model-parallel-size 3')
+  end
+  vim.fn.writefile(tp3_lines, tp3)
+  vim.cmd('edit ' .. vim.fn.fnameescape(tp3))
+  local cbuf3 = vim.api.nvim_get_current_buf()
+  local curi = vim.uri_from_bufnr(cbuf3)
+  check(vim.wait(20000, function() return (publishes[curi] or 0) > 0 end, 10), 'the TP=3 script is diagnosed')
+  local tp3_line = find_line(cbuf3, '--tensor-model-parallel-size 3')
+  local sev_on_line = {}
+  for _, d in ipairs(vim.diagnostic.get(cbuf3, { lnum = tp3_line })) do
+    sev_on_line[d.severity] = (sev_on_line[d.severity] or '') .. ' ' .. tostring(d.code)
+  end
+  out('# TP=3 line: errors' .. (sev_on_line[vim.diagnostic.severity.ERROR] or ' none') .. ', warnings' .. (sev_on_line[vim.diagnostic.severity.WARN] or ' none'))
+  check(sev_on_line[vim.diagnostic.severity.ERROR] and sev_on_line[vim.diagnostic.severity.WARN], 'a critical and a warning on the TP line')
+  local placed = vim.fn.sign_getplaced(cbuf3, { group = '*', lnum = tp3_line + 1 })[1].signs
+  table.sort(placed, function(a, b) return a.priority > b.priority end)
+  check(#placed > 0 and placed[1].name == 'DiagnosticSignError', 'the sign shown is the critical\'s', vim.inspect(placed))
+  local client3
+  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
+    if c.name == 'perf-doctor' and vim.lsp.buf_is_attached(cbuf3, c.id) then client3 = c end
+  end
+  local dns = vim.diagnostic.get_namespace(vim.lsp.diagnostic.get_namespace(client3.id))
+  local vt_ns = dns.user_data.virt_text_ns
+  local marks = vim.api.nvim_buf_get_extmarks(cbuf3, vt_ns, { tp3_line, 0 }, { tp3_line, -1 }, { details = true })
+  check(#marks == 1, 'one virtual text on the TP line', tostring(#marks))
+  local chunks = marks[1][4].virt_text
+  local last = chunks[#chunks]
+  out('# virtual text: ' .. last[1])
+  check(last[2] == 'DiagnosticVirtualTextError', 'the virtual text is the critical\'s', last[2])
+  check(last[1]:find('R%-C0%d: '), 'with its rule id in front', last[1])
+  local room3 = vim.api.nvim_win_get_width(0) - vim.fn.strdisplaywidth(vim.api.nvim_buf_get_lines(cbuf3, tp3_line, tp3_line + 1, false)[1])
+  local shown = 0
+  for _, c in ipairs(chunks) do shown = shown + vim.fn.strdisplaywidth(c[1]) end
+  check(shown <= room3, 'the virtual text fits after the line', shown .. ' > ' .. room3)
+  -- The cut at a word, on the messages themselves.
+  for _, d in ipairs(vim.diagnostic.get(cbuf3)) do
+    local full = (d.code and (d.code .. ': ') or '') .. d.message:match('^[^\n]*')
+    for _, w in ipairs({ 30, 44, 61 }) do
+      local f = pd.format_diagnostic(d, w)
+      check(vim.fn.strdisplaywidth(f) <= w, 'cut fits ' .. w .. ' cells', f)
+      if f ~= full then
+        local kept = f:gsub('…$', '')
+        local after = full:sub(#kept + 1, #kept + 1)
+        check(full:sub(1, #kept) == kept and (after == '' or after:match('[%s,;:]')), 'cut at a word (' .. w .. ')', f .. ' | ' .. full)
+      end
+    end
+  end
+  vim.cmd('buffer ' .. buf)
+
+  -- 7d. :help perf-doctor: the committed tags are what :helptags makes, every tag opens.
+  local doc = plugin .. '/doc'
+  local tmpdoc = vim.fn.tempname()
+  vim.fn.mkdir(tmpdoc, 'p')
+  vim.fn.writefile(vim.fn.readfile(doc .. '/perf-doctor.txt'), tmpdoc .. '/perf-doctor.txt')
+  vim.cmd('helptags ' .. vim.fn.fnameescape(tmpdoc))
+  check(table.concat(vim.fn.readfile(tmpdoc .. '/tags'), '\n') == table.concat(vim.fn.readfile(doc .. '/tags'), '\n'),
+    'doc/tags is what :helptags generates')
+  vim.cmd('help perf-doctor')
+  check(vim.fn.expand('%:t') == 'perf-doctor.txt' and vim.api.nvim_get_current_line():find('*perf-doctor*', 1, true),
+    ':help perf-doctor opens the page at its tag', vim.fn.expand('%:p') .. ': ' .. vim.api.nvim_get_current_line())
+  local page = table.concat(vim.fn.readfile(doc .. '/perf-doctor.txt'), '\n')
+  local links = 0
+  for link in page:gmatch('|([^|%s]+)|') do
+    local ok_help, err_help = pcall(vim.cmd, 'help ' .. link)
+    check(ok_help, ':help ' .. link, tostring(err_help))
+    links = links + 1
+  end
+  check(page:find('*perf-doctor-keymaps*', 1, true) and links > 5, 'the page has its keymaps section and links', tostring(links))
+  vim.cmd('helpclose')
 
   -- 8. A server that cannot be started is an error message naming the command, not a Lua error.
   local notes = {}

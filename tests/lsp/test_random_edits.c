@@ -4,7 +4,8 @@
  *  - the incrementally reparsed tree equals a fresh parse of the same text (every node's type
  *    and byte range);
  *  - the analysis on the incremental tree, resuming its model's build from the last checkpoint
- *    as the server does (sm_resume), gives the same model (its whole JSON) and the same
+ *    as the server does (sm_resume), gives the same model (its whole JSON, with the
+ *    definitions and uses navigation reads, sm_refs_to_json) and the same
  *    diagnostics as a fresh parse and build.
  * Edits insert and delete across lines, with CJK and astral (surrogate-pair) characters, flag
  * fragments, quotes and brackets that break the script. As in tree-sitter's own randomized
@@ -121,6 +122,7 @@ static char *diagnostics(const au_rules *rules, const char *path, const char *ur
   au_config cfg = {.rules = rules, .resume = rs};
   au_result *r = au_run(path, text, len, t, &cfg);
   json_t *mj = sm_to_json(r->model);
+  json_object_set_new(mj, "refs", sm_refs_to_json(r->model)); /* navigation keeps up too */
   char *ms = json_dumps(mj, JSON_SORT_KEYS | JSON_COMPACT);
   json_decref(mj);
   fm_map m;

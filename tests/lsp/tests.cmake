@@ -27,3 +27,14 @@ add_test(NAME lsp_random_edits_generated
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 # Two analyses per edit: minutes, more under the sanitizers.
 set_tests_properties(lsp_random_edits lsp_random_edits_generated PROPERTIES TIMEOUT 3600)
+
+# The editor features (code lens, inlay hints, definition, references) on a 3,000-line script.
+add_test(NAME lsp_large_script COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/test_large_script.py $<TARGET_FILE:perf-doctor> 3000)
+set_tests_properties(lsp_large_script PROPERTIES TIMEOUT 300)
+
+# Bad input for the editor features: rename never gives a script bash -n rejects (seeded renames
+# on every fixture script and model config, and a generated 800-line script), and every new
+# request on a stale or half-typed document answers (seeded edits, requests sent before the
+# analysis, positions past the end or from the text before the edit).
+add_test(NAME lsp_rename_bash COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/test_rename_bash.py $<TARGET_FILE:perf-doctor> 2000 600)
+set_tests_properties(lsp_rename_bash PROPERTIES TIMEOUT 600)

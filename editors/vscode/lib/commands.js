@@ -5,6 +5,11 @@
 //   perfDoctor.linkTrace     [script URI, trace or ""] -> {trace, measures}: its measures become
 //                            evidence on the script's findings ("" unlinks)
 //   perfDoctor.compareTraces [before, after]        -> {markdown}
+//   perfDoctor.memoryBudget  [document URI]          -> {markdown}: the memory budget's breakdown
+// The memory-budget code lens names perfDoctor.showMemoryBudget, a client command (the
+// extension's): it asks perfDoctor.memoryBudget and previews the breakdown.
+// linkTrace answers `mismatch` (a sentence) when the trace is another job's: it is linked but
+// backs no finding, and the server says so with window/showMessage.
 // `uri` is present when the server also wrote the summary beside the traces, which it does
 // only for clients that support window/showDocument (VS Code does).
 // Pure: URIs are plain {scheme, fsPath, toString()} objects here.
@@ -15,6 +20,7 @@ const REPORT = 'perfDoctor.report';
 const TRACE_SUMMARY = 'perfDoctor.traceSummary';
 const LINK_TRACE = 'perfDoctor.linkTrace';
 const COMPARE_TRACES = 'perfDoctor.compareTraces';
+const MEMORY_BUDGET = 'perfDoctor.memoryBudget';
 
 // Extension command ids. The server's own ids are registered by vscode-languageclient from
 // executeCommandProvider, so these must differ from them.
@@ -24,6 +30,8 @@ const RESTART = 'perfDoctor.restartServer';
 const LINK_TRACE_FOLDER = 'perfDoctor.linkTraceFolder';
 const UNLINK_TRACE = 'perfDoctor.unlinkTrace';
 const COMPARE_TRACE_FOLDERS = 'perfDoctor.compareTraceFolders';
+// Also the command of the server's memory-budget code lens (its argument: the script's URI).
+const SHOW_MEMORY_BUDGET = 'perfDoctor.showMemoryBudget';
 
 class CommandInputError extends Error {}
 
@@ -54,6 +62,18 @@ function reportArgument(doc, attached) {
   throw new CommandInputError('save the script first: perf-doctor reports on files');
 }
 
+// The memory-budget argument: the lens gives the script's URI (a string); the command palette
+// and the editor menu give nothing or a Uri, and the active script is used. The server knows
+// the document only when it is attached (open on the server).
+function memoryBudgetArgument(arg, active, has) {
+  let doc = active;
+  if (typeof arg === 'string' && arg) return arg;
+  if (arg && typeof arg === 'object' && arg.scheme) doc = { uri: arg.toString(), scheme: arg.scheme, fsPath: arg.fsPath };
+  if (!doc) throw new CommandInputError('open a training launch script first');
+  if (!has(doc)) throw new CommandInputError('open a training launch script first (this file is not one)');
+  return String(doc.uri);
+}
+
 function executeParams(command, ...args) {
   return { command, arguments: args };
 }
@@ -62,7 +82,9 @@ function executeParams(command, ...args) {
 function linkResult(result) {
   if (!result || typeof result !== 'object' || !('trace' in result))
     throw new Error(`${LINK_TRACE}: the server answered without a trace`);
-  return { trace: result.trace, measures: result.measures || null };
+  const out = { trace: result.trace, measures: result.measures || null };
+  if (typeof result.mismatch === 'string' && result.mismatch) out.mismatch = result.mismatch;
+  return out;
 }
 
 // Checks the shape of a command's result: {markdown: string, uri?: string}.
@@ -86,6 +108,8 @@ module.exports = {
   TRACE_SUMMARY,
   LINK_TRACE,
   COMPARE_TRACES,
+  MEMORY_BUDGET,
+  SHOW_MEMORY_BUDGET,
   OPEN_TRACE_SUMMARY,
   LINK_TRACE_FOLDER,
   UNLINK_TRACE,
@@ -95,6 +119,7 @@ module.exports = {
   CommandInputError,
   traceArgument,
   reportArgument,
+  memoryBudgetArgument,
   executeParams,
   summaryResult,
   linkResult,

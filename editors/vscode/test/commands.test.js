@@ -12,13 +12,41 @@ test('contributed command ids do not collide with the server\'s', () => {
   // contributing the same id would make registerCommand throw at activation.
   const contributed = pkg.contributes.commands.map((x) => x.command);
   assert.deepEqual(contributed.sort(), [c.OPEN_TRACE_SUMMARY, c.RESTART, c.SHOW_REPORT, c.LINK_TRACE_FOLDER, c.UNLINK_TRACE,
-    c.COMPARE_TRACE_FOLDERS].sort());
-  for (const id of contributed) assert.ok(![c.REPORT, c.TRACE_SUMMARY, c.LINK_TRACE, c.COMPARE_TRACES].includes(id), id);
+    c.COMPARE_TRACE_FOLDERS, c.SHOW_MEMORY_BUDGET].sort());
+  for (const id of contributed) assert.ok(![c.REPORT, c.TRACE_SUMMARY, c.LINK_TRACE, c.COMPARE_TRACES, c.MEMORY_BUDGET].includes(id), id);
   const titles = Object.fromEntries(pkg.contributes.commands.map((x) => [x.command, `${x.category}: ${x.title}`]));
   assert.equal(titles[c.OPEN_TRACE_SUMMARY], 'perf-doctor: Open trace summary');
   assert.equal(titles[c.SHOW_REPORT], 'perf-doctor: Show report');
   assert.equal(titles[c.LINK_TRACE_FOLDER], 'perf-doctor: Link a trace to this script');
   assert.equal(titles[c.COMPARE_TRACE_FOLDERS], 'perf-doctor: Compare traces (before, after)');
+  assert.equal(titles[c.SHOW_MEMORY_BUDGET], 'perf-doctor: Show memory budget');
+  // Reachable from the command palette and the editor's context menu on shell scripts.
+  const menus = pkg.contributes.menus;
+  assert.ok(menus.commandPalette.some((m) => m.command === c.SHOW_MEMORY_BUDGET && m.when === 'editorLangId == shellscript'));
+  assert.ok(menus['editor/context'].some((m) => m.command === c.SHOW_MEMORY_BUDGET));
+  // The client-side switches for the lens and the inlay hints.
+  const props = pkg.contributes.configuration.properties;
+  assert.equal(props['perfDoctor.memoryBudgetLens'].type, 'boolean');
+  assert.equal(props['perfDoctor.memoryBudgetLens'].default, true);
+  assert.equal(props['perfDoctor.inlayHints'].default, true);
+});
+
+test('memory budget argument: the lens\' URI, else the active attached script', () => {
+  const doc = { uri: 'file:///ws/scripts/training/run.sh', scheme: 'file', fsPath: '/ws/scripts/training/run.sh' };
+  const yes = () => true;
+  const no = () => false;
+  assert.equal(c.memoryBudgetArgument('file:///ws/a.sh', undefined, no), 'file:///ws/a.sh', 'the lens gives the URI');
+  assert.equal(c.memoryBudgetArgument(undefined, doc, yes), doc.uri);
+  const picked = { scheme: 'file', fsPath: '/ws/b.sh', toString: () => 'file:///ws/b.sh' };
+  assert.equal(c.memoryBudgetArgument(picked, doc, yes), 'file:///ws/b.sh', 'the editor menu gives a Uri');
+  assert.throws(() => c.memoryBudgetArgument(undefined, undefined, yes), /open a training launch script first/);
+  assert.throws(() => c.memoryBudgetArgument(undefined, doc, no), /is not one/);
+});
+
+test('link result: another job\'s trace is a mismatch', () => {
+  assert.deepEqual(c.linkResult({ trace: '/t', measures: {} }), { trace: '/t', measures: {} });
+  assert.deepEqual(c.linkResult({ trace: '/t', mismatch: "not this script's", measures: null }),
+    { trace: '/t', measures: null, mismatch: "not this script's" });
 });
 
 test('trace argument from a picked Uri', () => {

@@ -14,6 +14,7 @@ const { REPO, BIN, HTA, skipNoServer } = require('./paths');
 const FIXTURES = path.join(REPO, 'tests/editors/fixtures');
 const SCRIPT = path.join(FIXTURES, 'scripts/training/text/run-qwen3-4B-8xgpu.sh');
 const TRACE = path.join(HTA, 'hta-trace-filter-2rank');
+const CONTROL = path.join(HTA, 'hta-trace-diff-control');
 const skip = skipNoServer;
 
 async function activate(t, settings, extra = {}) {
@@ -44,9 +45,16 @@ test('activation starts `perf-doctor lsp` with the mapped settings', { skip }, a
     rules: { 'R-P16': 'off' },
   });
   assert.deepEqual(c.initializeResult.capabilities.executeCommandProvider.commands.sort(),
-    ['perfDoctor.compareTraces', 'perfDoctor.linkTrace', 'perfDoctor.report', 'perfDoctor.traceSummary']);
+    ['perfDoctor.compareTraces', 'perfDoctor.linkTrace', 'perfDoctor.memoryBudget', 'perfDoctor.report', 'perfDoctor.traceSummary']);
   assert.deepEqual([...log.commands.keys()].sort(), ['perfDoctor.compareTraceFolders', 'perfDoctor.linkTraceFolder',
-    'perfDoctor.openTraceSummary', 'perfDoctor.restartServer', 'perfDoctor.showReport', 'perfDoctor.unlinkTrace']);
+    'perfDoctor.openTraceSummary', 'perfDoctor.restartServer', 'perfDoctor.showMemoryBudget', 'perfDoctor.showReport',
+    'perfDoctor.unlinkTrace']);
+  // What vscode-languageclient turns into VS Code's providers from the capabilities.
+  const caps = c.initializeResult.capabilities;
+  for (const k of ['definitionProvider', 'referencesProvider', 'documentSymbolProvider', 'inlayHintProvider'])
+    assert.equal(caps[k], true, k);
+  assert.deepEqual(caps.renameProvider, { prepareProvider: true });
+  assert.deepEqual(caps.codeLensProvider, { resolveProvider: false });
   assert.equal(context.subscriptions.length >= 4, true);
   assert.deepEqual(log.warnings, []);
   assert.deepEqual(log.errors, []);
@@ -72,6 +80,23 @@ test('middleware: only training scripts reach the server', { skip }, async (t) =
   assert.equal(await mw.provideHover(other, { line: 0, character: 0 }, {}, () => 'asked'), null);
   assert.deepEqual(await mw.provideCodeActions(other, {}, {}, {}, () => 'asked'), []);
   assert.equal(await mw.provideHover(training, { line: 0, character: 0 }, {}, () => 'asked'), 'asked');
+  // The other providers likewise: asked for training scripts, an empty answer otherwise.
+  const pos = { line: 0, character: 0 };
+  const asked = () => 'asked';
+  const calls = {
+    provideDefinition: (d) => mw.provideDefinition(d, pos, {}, asked),
+    provideReferences: (d) => mw.provideReferences(d, pos, { includeDeclaration: true }, {}, asked),
+    provideDocumentSymbols: (d) => mw.provideDocumentSymbols(d, {}, asked),
+    prepareRename: (d) => mw.prepareRename(d, pos, {}, asked),
+    provideRenameEdits: (d) => mw.provideRenameEdits(d, pos, 'NEW_NAME', {}, asked),
+    provideInlayHints: (d) => mw.provideInlayHints(d, {}, {}, asked),
+    provideCodeLenses: (d) => mw.provideCodeLenses(d, {}, asked),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    assert.equal(await call(training), 'asked', `${name} on a training script`);
+    const none = await call(other);
+    assert.ok(none === null || (Array.isArray(none) && none.length === 0), `${name} on another script: ${JSON.stringify(none)}`);
+  }
 
   // The other script gains a launch line: the extension sends the server a didOpen itself,
   // and the server analyses it.
@@ -92,12 +117,12 @@ test('middleware: only training scripts reach the server', { skip }, async (t) =
 
 // A private copy of the shared trace: the fake client advertises window/showDocument like VS
 // Code, so the server writes its summary beside the traces.
-function traceCopy(t) {
+function traceCopy(t, from = TRACE) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-ext-trace-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const copy = path.join(dir, path.basename(TRACE));
+  const copy = path.join(dir, path.basename(from));
   fs.mkdirSync(copy);
-  for (const f of fs.readdirSync(TRACE)) fs.copyFileSync(path.join(TRACE, f), path.join(copy, f));
+  for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(copy, f));
   return copy;
 }
 
@@ -129,25 +154,78 @@ test('Open trace summary: a cancelled dialog does nothing; a bad path is an erro
 });
 
 test('perf-doctor: Link a trace to this script sends the script and the trace; evidence reaches the diagnostics', { skip }, async (t) => {
-  const trace = traceCopy(t);
+  const other = traceCopy(t); // HTA's 2-rank set: a 128-rank job, not this 8-GPU script's
+  const control = traceCopy(t, CONTROL); // HTA's trace-diff control: an 8-rank job
+  let pick = other;
   const doc = fileDoc(SCRIPT);
-  const { log, clients } = await activate(t, {}, { activeDocument: doc, openDialog: () => [Uri.file(trace)] });
+  const { log, clients } = await activate(t, {}, { activeDocument: doc, openDialog: () => [Uri.file(pick)] });
   await clients[0].clientOptions.middleware.didOpen(doc, (d) =>
     clients[0].sendNotification({ method: 'textDocument/didOpen' }, clients[0].code2ProtocolConverter.asOpenTextDocumentParams(d)),
   );
+  const session = clients[0].session;
+  const uri = doc.uri.toString();
+  const measured = () => (session.diagnostics.get(uri) || []).find((p) => p.diagnostics.some((d) => /Measured \(trace, /.test(d.message)));
+
+  // Another job's trace: linked, the server warns, no finding carries its measures.
   await log.commands.get('perfDoctor.linkTraceFolder')();
   assert.deepEqual(log.errors, []);
   const req = clients[0].sent.find((m) => m.method === 'workspace/executeCommand');
-  assert.deepEqual(req.params, { command: 'perfDoctor.linkTrace', arguments: [doc.uri.toString(), trace] });
-  const session = clients[0].session;
-  const uri = doc.uri.toString();
-  const withEvidence = await session.until(() => (session.diagnostics.get(uri) || []).find((p) =>
-    p.diagnostics.some((d) => /Measured \(trace, /.test(d.message))), 'a diagnostic with the measured evidence');
+  assert.deepEqual(req.params, { command: 'perfDoctor.linkTrace', arguments: [doc.uri.toString(), other] });
+  const warned = await session.until(() => session.messages.find((m) => /not this script's/.test(m.message)), 'the mismatch warning');
+  assert.equal(warned.type, 2, 'a warning');
+  assert.equal(measured(), undefined);
+  assert.deepEqual(log.infos, [], 'no "findings now carry" message for another job\'s trace');
+
+  pick = control;
+  await log.commands.get('perfDoctor.linkTraceFolder')();
+  const withEvidence = await session.until(measured, 'a diagnostic with the measured evidence');
   assert.ok(withEvidence);
+  assert.deepEqual(log.infos, [`perf-doctor: findings now carry what ${control} measured`]);
   await log.commands.get('perfDoctor.unlinkTrace')();
   const sent = clients[0].sent.filter((m) => m.method === 'workspace/executeCommand');
   assert.deepEqual(sent[sent.length - 1].params, { command: 'perfDoctor.linkTrace', arguments: [doc.uri.toString(), ''] });
   assert.deepEqual(log.errors, []);
+});
+
+test('perf-doctor: Show memory budget, and the code lens\' command, preview the breakdown', { skip }, async (t) => {
+  const doc = fileDoc(SCRIPT);
+  const { log, clients } = await activate(t, {}, { activeDocument: doc });
+  await clients[0].clientOptions.middleware.didOpen(doc, (d) =>
+    clients[0].sendNotification({ method: 'textDocument/didOpen' }, clients[0].code2ProtocolConverter.asOpenTextDocumentParams(d)),
+  );
+  const uri = doc.uri.toString();
+  // The lens the server gives names the extension's command, with the script's URI.
+  const lenses = await clients[0].session.conn.sendRequest('textDocument/codeLens', { textDocument: { uri } });
+  assert.equal(lenses.length, 1);
+  assert.equal(lenses[0].range.start.line, 0);
+  assert.match(lenses[0].command.title, /Memory per GPU .* of .* GiB/);
+  assert.equal(lenses[0].command.command, 'perfDoctor.showMemoryBudget');
+  assert.ok(log.commands.has(lenses[0].command.command), 'the lens\' command is registered');
+  await log.commands.get(lenses[0].command.command)(...lenses[0].command.arguments);
+  assert.deepEqual(log.errors, []);
+  let req = clients[0].sent.filter((m) => m.method === 'workspace/executeCommand').pop();
+  assert.deepEqual(req.params, { command: 'perfDoctor.memoryBudget', arguments: [uri] });
+  assert.equal(log.opened.length, 1);
+  assert.equal(log.opened[0].language, 'markdown');
+  assert.match(log.opened[0].content, /static/);
+  assert.match(log.opened[0].content, /KV/);
+  // From the command palette: the active script.
+  await log.commands.get('perfDoctor.showMemoryBudget')();
+  req = clients[0].sent.filter((m) => m.method === 'workspace/executeCommand').pop();
+  assert.deepEqual(req.params, { command: 'perfDoctor.memoryBudget', arguments: [uri] });
+  assert.equal(log.opened.length, 2);
+  assert.deepEqual(log.errors, []);
+});
+
+test('perfDoctor.memoryBudgetLens / perfDoctor.inlayHints false: no lens, no hints', { skip }, async (t) => {
+  const { clients } = await activate(t, { memoryBudgetLens: false, inlayHints: false });
+  const mw = clients[0].clientOptions.middleware;
+  const doc = fileDoc(SCRIPT);
+  await mw.didOpen(doc, () => Promise.resolve());
+  assert.deepEqual(await mw.provideCodeLenses(doc, {}, () => 'asked'), []);
+  assert.deepEqual(await mw.provideInlayHints(doc, {}, {}, () => 'asked'), []);
+  assert.equal(await mw.provideDefinition(doc, { line: 0, character: 0 }, {}, () => 'asked'), 'asked');
+  assert.deepEqual(clients[0].clientOptions.initializationOptions, {}, 'client-side settings are not sent to the server');
 });
 
 test('perf-doctor: Compare traces asks for before and after and previews the comparison', { skip }, async (t) => {

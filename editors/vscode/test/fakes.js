@@ -33,7 +33,7 @@ function textDocument(uri, languageId, text, version = 1) {
 // state: {settings: {key: value}, folders: [fsPath], openDialog: () => [Uri] | undefined,
 //         activeDocument: textDocument | undefined}
 function createVscode(state) {
-  const log = { commands: new Map(), executed: [], warnings: [], errors: [], opened: [], configListeners: [] };
+  const log = { commands: new Map(), executed: [], infos: [], warnings: [], errors: [], opened: [], configListeners: [] };
   let untitled = 0;
   const vscode = {
     Uri,
@@ -56,6 +56,7 @@ function createVscode(state) {
     },
     window: {
       createOutputChannel: () => ({ appendLine() {}, append() {}, dispose() {} }),
+      showInformationMessage: (m) => log.infos.push(m),
       showWarningMessage: (m) => log.warnings.push(m),
       showErrorMessage: (m) => log.errors.push(m),
       showOpenDialog: async (opts) => {

@@ -48,7 +48,7 @@ test('diagnostics, hover, quick fix and settings through the protocol', { skip }
   assert.ok(caps.codeActionProvider.codeActionKinds.includes('quickfix'));
   // The server's command ids are the ones lib/commands.js sends.
   assert.deepEqual(caps.executeCommandProvider.commands.sort(),
-    [commands.REPORT, commands.TRACE_SUMMARY, commands.LINK_TRACE, commands.COMPARE_TRACES].sort());
+    [commands.REPORT, commands.TRACE_SUMMARY, commands.LINK_TRACE, commands.COMPARE_TRACES, commands.MEMORY_BUDGET].sort());
 
   const uri = pathToFileURL(SCRIPT).href;
   let text = fs.readFileSync(SCRIPT, 'utf8');
@@ -173,5 +173,58 @@ test('trace summary with showDocument (VS Code): written beside the traces and s
   assert.equal(path.dirname(written), copy);
   assert.equal(fs.readFileSync(written, 'utf8'), res.markdown);
   assert.match(res.markdown, /^# perf-doctor trace: hta-trace-filter-2rank/);
+  assert.equal((await s.close()).code, 0);
+});
+
+test('definition, references, outline, rename, inlay hints and the code lens, as VS Code asks them', { skip }, async () => {
+  const { s } = await start({ lang: 'en' });
+  const uri = pathToFileURL(SCRIPT).href;
+  const text = fs.readFileSync(SCRIPT, 'utf8');
+  const lines = text.split('\n');
+  await s.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'shellscript', version: 1, text } });
+  await s.publish(uri, 1);
+  const td = { uri };
+  const def = lines.findIndex((l) => l.startsWith('CKPT_ARGS=('));
+  const use = lines.findIndex((l) => l.includes('"${CKPT_ARGS[@]}"'));
+  const at = { line: use, character: lines[use].indexOf('CKPT_ARGS') + 2 };
+
+  const defs = await s.conn.sendRequest('textDocument/definition', { textDocument: td, position: at });
+  assert.ok(Array.isArray(defs) && defs.some((l) => l.uri === uri && l.range.start.line === def), JSON.stringify(defs));
+  const model = lines.findIndex((l) => l.includes('"${MODEL_ARGS[@]}"'));
+  const mdefs = await s.conn.sendRequest('textDocument/definition',
+    { textDocument: td, position: { line: model, character: lines[model].indexOf('MODEL_ARGS') + 2 } });
+  assert.ok(mdefs.some((l) => l.uri.endsWith('/scripts/models/qwen3-4B.sh')), 'into the sourced model config');
+
+  const refs = await s.conn.sendRequest('textDocument/references', { textDocument: td, position: at, context: { includeDeclaration: true } });
+  assert.deepEqual(refs.map((r) => r.range.start.line).sort((a, b) => a - b), [def, use]);
+
+  const symbols = await s.conn.sendRequest('textDocument/documentSymbol', { textDocument: td });
+  const names = symbols.map((x) => x.name);
+  for (const n of ['CKPT_ARGS', 'PERF_ARGS', 'SGLANG_ARGS']) assert.ok(names.includes(n), `${n} in ${names}`);
+  const perf = symbols.find((x) => x.name === 'PERF_ARGS');
+  assert.ok((perf.children || []).some((c) => c.name === '--tensor-model-parallel-size'), 'an array lists its flags');
+
+  const prep = await s.conn.sendRequest('textDocument/prepareRename', { textDocument: td, position: at });
+  assert.ok(prep && (prep.start || prep.range), JSON.stringify(prep));
+  const edit = await s.conn.sendRequest('textDocument/rename', { textDocument: td, position: at, newName: 'CHECKPOINT_ARGS' });
+  const renamed = applyEdits(text, edit.changes ? edit.changes[uri] : edit.documentChanges[0].edits);
+  assert.match(renamed, /^CHECKPOINT_ARGS=\($/m);
+  assert.match(renamed, /"\$\{CHECKPOINT_ARGS\[@\]\}"/);
+  assert.doesNotMatch(renamed, /CKPT_ARGS/);
+  await assert.rejects(s.conn.sendRequest('textDocument/rename', { textDocument: td, position: at, newName: '1BAD' }));
+
+  const hints = await s.conn.sendRequest('textDocument/inlayHint',
+    { textDocument: td, range: { start: { line: 0, character: 0 }, end: { line: lines.length, character: 0 } } });
+  assert.ok(hints.length > 0 && hints.every((h) => h.position && h.label), JSON.stringify(hints).slice(0, 300));
+  const label = (h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
+  assert.ok(hints.some((h) => /DP|world/.test(label(h))), hints.map(label).join(' | '));
+
+  const lenses = await s.conn.sendRequest('textDocument/codeLens', { textDocument: td });
+  assert.equal(lenses.length, 1);
+  assert.equal(lenses[0].command.command, commands.SHOW_MEMORY_BUDGET);
+  const budget = commands.summaryResult(
+    await s.conn.sendRequest('workspace/executeCommand', commands.executeParams(commands.MEMORY_BUDGET, uri)), commands.MEMORY_BUDGET);
+  assert.match(budget.markdown, /activations/);
+  assert.deepEqual(s.messages, []);
   assert.equal((await s.close()).code, 0);
 });

@@ -6,12 +6,12 @@ expect {"jsonrpc":"2.0","id":1,"error":{"code":-32002}}
 send {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///early.sh","languageId":"shellscript","version":1,"text":"echo hi\n"}}}
 quiet 300
 send {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"processId":null,"rootUri":"${WSURI}","capabilities":{}}}
-expect {"id":2,"result":{"capabilities":{"positionEncoding":"utf-16","textDocumentSync":{"openClose":true,"change":2},"hoverProvider":true,"codeActionProvider":{"codeActionKinds":["quickfix","refactor.rewrite","source.fixAll.perfDoctor"]},"executeCommandProvider":{"commands":["perfDoctor.report","perfDoctor.traceSummary","perfDoctor.linkTrace","perfDoctor.compareTraces"]}},"serverInfo":{"name":"perf-doctor","version":"<any>"}}}
+expect {"id":2,"result":{"capabilities":{"positionEncoding":"utf-16","textDocumentSync":{"openClose":true,"change":2},"hoverProvider":true,"codeActionProvider":{"codeActionKinds":["quickfix","refactor.rewrite","source.fixAll.perfDoctor"]},"executeCommandProvider":{"commands":["perfDoctor.report","perfDoctor.traceSummary","perfDoctor.linkTrace","perfDoctor.compareTraces","perfDoctor.memoryBudget"]},"definitionProvider":true,"referencesProvider":true,"documentSymbolProvider":true,"renameProvider":{"prepareProvider":true},"inlayHintProvider":true,"codeLensProvider":{"resolveProvider":false}},"serverInfo":{"name":"perf-doctor","version":"<any>"}}}
 send {"jsonrpc":"2.0","method":"initialized","params":{}}
 send {"jsonrpc":"2.0","id":3,"method":"initialize","params":{"capabilities":{}}}
 expect {"id":3,"error":{"code":-32600,"message":"~already"}}
-send {"jsonrpc":"2.0","id":"abc","method":"textDocument/definition","params":{"textDocument":{"uri":"file:///x.sh"},"position":{"line":0,"character":0}}}
-expect {"id":"abc","error":{"code":-32601,"message":"~textDocument/definition"}}
+send {"jsonrpc":"2.0","id":"abc","method":"textDocument/formatting","params":{"textDocument":{"uri":"file:///x.sh"},"options":{"tabSize":2,"insertSpaces":true}}}
+expect {"id":"abc","error":{"code":-32601,"message":"~textDocument/formatting"}}
 # Unknown notifications (with or without $/) get no answer at all.
 send {"jsonrpc":"2.0","method":"$/progress","params":{"token":1,"value":{}}}
 send {"jsonrpc":"2.0","method":"custom/somethingElse","params":{}}

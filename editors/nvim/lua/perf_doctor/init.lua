@@ -23,6 +23,14 @@ local defaults = {
   filetypes = { 'sh', 'bash' },
   -- function(bufnr) -> boolean; default M.should_attach.
   attach = nil,
+  -- Buffer-local keymaps on attached scripts (K hover, gd definition, gr references, <leader>rn
+  -- rename, <leader>ca code actions, <leader>cl the code lens, <leader>pr report, <leader>pm
+  -- memory budget); a key the buffer already maps is left alone. false: none (:help
+  -- perf-doctor-keymaps).
+  keymaps = true,
+  -- Diagnostics: the most severe first (sign and virtual text), the rule id in front, cut at a
+  -- word to fit the window. false: Neovim's own display.
+  diagnostics = true,
   -- Passed through to the client.
   on_attach = nil,
   capabilities = nil,
@@ -188,6 +196,112 @@ function M.root_dir(path)
   return (dir:gsub('/$', ''))
 end
 
+-- ---- diagnostics, keymaps, code lens --------------------------------------------------------
+
+-- The first line of a diagnostic with its rule id in front ("R-P10: Tensor parallelism without
+-- sequence parallelism"), cut at a word boundary to `width` display cells ("…" marks the cut).
+function M.format_diagnostic(d, width)
+  local first = (d.message or ''):match('^[^\n]*') or ''
+  local text = d.code and (tostring(d.code) .. ': ' .. first) or first
+  width = math.max(width or 80, 12)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local n = vim.fn.strchars(text)
+  local cut = text
+  while n > 0 and vim.fn.strdisplaywidth(cut) > width - 1 do
+    n = n - 1
+    cut = vim.fn.strcharpart(text, 0, n)
+  end
+  -- Keep the cut when it falls between two words, else drop the partial word (unless that
+  -- leaves less than half the room: one very long word is cut where it must be).
+  local rest = text:sub(#cut + 1, #cut + 1)
+  if not rest:match('^%s') then
+    local word = cut:match('^(.*%S)%s+%S*$')
+    if word and vim.fn.strdisplaywidth(word) >= width / 2 then
+      cut = word
+    end
+  end
+  cut = cut:gsub('[%s,;:]+$', '')
+  return cut .. '…'
+end
+
+-- The cells left for virtual text after the diagnostic's line in the current window.
+local function room(d)
+  local line = vim.api.nvim_buf_get_lines(d.bufnr or 0, d.lnum, d.lnum + 1, false)[1] or ''
+  return vim.api.nvim_win_get_width(0) - vim.fn.strdisplaywidth(line) - 8
+end
+
+local function configure_diagnostics(client)
+  local ns = vim.lsp.diagnostic.get_namespace(client.id)
+  vim.diagnostic.config({
+    severity_sort = true,
+    signs = true,
+    virtual_text = {
+      source = false,
+      format = function(d)
+        return M.format_diagnostic(d, room(d))
+      end,
+    },
+    float = {
+      format = function(d)
+        return (d.code and (tostring(d.code) .. ': ') or '') .. (d.message or '')
+      end,
+    },
+  }, ns)
+end
+
+local KEYMAPS = {
+  { 'K', function() vim.lsp.buf.hover() end, 'hover: the flag, variable or finding under the cursor' },
+  { 'gd', function() vim.lsp.buf.definition() end, 'definition: the array, its appends, the assignment' },
+  { 'gr', function() vim.lsp.buf.references() end, 'references of the variable or array' },
+  { '<leader>rn', function() vim.lsp.buf.rename() end, 'rename the variable or array' },
+  { '<leader>ca', function() vim.lsp.buf.code_action() end, 'code actions: quick fixes, NOTE, profiling' },
+  { '<leader>cl', function() vim.lsp.codelens.run() end, 'run the code lens: the memory budget' },
+  { '<leader>pr', function() M.report(0) end, 'the audit report' },
+  { '<leader>pm', function() M.memory_budget(0) end, 'the memory budget' },
+}
+
+local function set_keymaps(bufnr)
+  for _, k in ipairs(KEYMAPS) do
+    local existing = vim.fn.maparg(k[1], 'n', false, true)
+    if not (type(existing) == 'table' and existing.buffer == 1) then
+      vim.keymap.set('n', k[1], k[2], { buffer = bufnr, desc = 'perf-doctor: ' .. k[3] })
+    end
+  end
+end
+
+-- The memory-budget code lens: shown on line 1, refreshed as the buffer changes.
+local function code_lens(client, bufnr)
+  local caps = client.server_capabilities or client.resolved_capabilities or {}
+  if not (caps.codeLensProvider or caps.code_lens) then
+    return
+  end
+  local group = vim.api.nvim_create_augroup('perf_doctor_lens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave', 'BufWritePost' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      pcall(vim.lsp.codelens.refresh)
+    end,
+  })
+  pcall(vim.lsp.codelens.refresh)
+end
+
+local function on_attach(client, bufnr)
+  local cfg = state.config
+  if cfg.diagnostics ~= false then
+    configure_diagnostics(client)
+  end
+  if cfg.keymaps ~= false then
+    set_keymaps(bufnr)
+  end
+  code_lens(client, bufnr)
+  if cfg.on_attach then
+    cfg.on_attach(client, bufnr)
+  end
+end
+
 local function client_config(root)
   local cfg = state.config
   local caps = vim.lsp.protocol.make_client_capabilities()
@@ -205,7 +319,7 @@ local function client_config(root)
     -- Answers workspace/configuration for the `perfDoctor` section.
     settings = { [SECTION] = settings },
     capabilities = caps,
-    on_attach = cfg.on_attach,
+    on_attach = on_attach,
     flags = cfg.flags,
   }
 end
@@ -402,7 +516,12 @@ function M.link_trace(path, done)
     end
   end
   request(bufnr, 'perfDoctor.linkTrace', { vim.uri_from_bufnr(bufnr), abs }, function(result)
-    notify(abs ~= '' and ('findings now carry what ' .. abs .. ' measured') or 'trace unlinked', vim.log.levels.INFO)
+    -- A trace of another job (result.mismatch) is linked but backs no finding: the server says
+    -- so itself (window/showMessage, a warning), so nothing is added here.
+    local mismatch = type(result) == 'table' and type(result.mismatch) == 'string' and result.mismatch ~= ''
+    if not mismatch then
+      notify(abs ~= '' and ('findings now carry what ' .. abs .. ' measured') or 'trace unlinked', vim.log.levels.INFO)
+    end
     if done then
       done(result)
     end
@@ -437,6 +556,20 @@ function M.report(bufnr, done)
     return notify('save the script first: perf-doctor reports on files')
   end
   execute(bufnr, 'perfDoctor.report', argument, 'perf-doctor://report/' .. (name ~= '' and name or tostring(bufnr)), done)
+end
+
+-- The memory budget's breakdown (what the code lens opens) in a scratch buffer.
+function M.memory_budget(bufnr, done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client, attached = client_for(bufnr)
+  if not client then
+    return
+  end
+  if not attached then
+    return notify('open a training launch script first')
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  execute(bufnr, 'perfDoctor.memoryBudget', vim.uri_from_bufnr(bufnr), 'perf-doctor://memory/' .. (name ~= '' and name or tostring(bufnr)), done)
 end
 
 -- Replaces the settings and sends them to every running client.
@@ -510,6 +643,14 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('PerfDoctorReport', function()
     M.report(0)
   end, { nargs = 0, desc = 'perf-doctor: audit report of the current script' })
+  vim.api.nvim_create_user_command('PerfDoctorMemory', function()
+    M.memory_budget(0)
+  end, { nargs = 0, desc = 'perf-doctor: memory budget of the current script' })
+  -- The code lens' command is the client's: it opens the breakdown here.
+  vim.lsp.commands['perfDoctor.showMemoryBudget'] = function(command, ctx)
+    local uri = command.arguments and command.arguments[1]
+    M.memory_budget(uri and vim.uri_to_bufnr(uri) or (ctx and ctx.bufnr) or 0)
+  end
 
   -- Buffers that were opened before setup().
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
