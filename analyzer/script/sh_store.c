@@ -236,3 +236,27 @@ size_t sh_array_names(const sh_env *e, const char ***names) {
   *names = (const char **)e->array_order;
   return e->narrays;
 }
+
+/* Fields [at, at + 2) of arr were written with nothing between them: bash reads one word.
+ * tree-sitter-bash splits some such words in two (`[0]*$N+[1]*2` becomes two concatenations),
+ * so they are joined back. */
+void sh_fields_glue(sh_env *env, sh_fields *arr, size_t at) {
+  sh_field *a = &arr->v[at], *z = &arr->v[at + 1];
+  size_t la = strlen(a->text), lz = strlen(z->text);
+  char *t = pd_xmalloc(la + lz + 1);
+  memcpy(t, a->text, la);
+  memcpy(t + la, z->text, lz + 1);
+  a->text = sh_intern(env, t, la + lz);
+  free(t);
+  a->resolved = a->resolved && z->resolved;
+  if (z->cert < a->cert) a->cert = z->cert, a->cert_var = z->cert_var;
+  if (la && a->text[la - 1] == '$') { /* the split cut an expansion: its value is not known */
+    a->resolved = false;
+    a->cert = SM_CERT_UNRESOLVED;
+  }
+  a->range.end_line = z->range.end_line;
+  a->range.end_col = z->range.end_col;
+  a->range.end_byte = z->range.end_byte;
+  memmove(z, z + 1, (arr->n - at - 2) * sizeof *z);
+  arr->n--;
+}

@@ -52,6 +52,11 @@ typedef struct sh_env sh_env;
 /* Copies s[0..n) into the env's arena; valid until sh_env_free. */
 const char *sh_intern(sh_env *e, const char *s, size_t n);
 
+/* Joins fields[at] and fields[at + 1], written with nothing between them, into one: bash reads
+ * one word where tree-sitter-bash splits some (`[0]*$N+[1]*2` becomes two concatenations). A
+ * join that cuts an expansion (`...$` + `N...`) leaves the word unresolved. */
+void sh_fields_glue(sh_env *e, sh_fields *fs, size_t at);
+
 /* A source file being evaluated: its text and index in the model (for ranges). */
 typedef struct {
   const char *src;

@@ -281,30 +281,6 @@ static bool recover_string_lines(sm_builder *b, int file, TSNode str, const char
   return true;
 }
 
-/* Fields [at, at + 2) of arr were written with nothing between them: bash reads one word.
- * tree-sitter-bash splits some such words in two (`[0]*$N+[1]*2` becomes two concatenations),
- * so they are joined back. */
-static void glue_fields(sh_env *env, sh_fields *arr, size_t at) {
-  sh_field *a = &arr->v[at], *z = &arr->v[at + 1];
-  size_t la = strlen(a->text), lz = strlen(z->text);
-  char *t = pd_xmalloc(la + lz + 1);
-  memcpy(t, a->text, la);
-  memcpy(t + la, z->text, lz + 1);
-  a->text = sh_intern(env, t, la + lz);
-  free(t);
-  a->resolved = a->resolved && z->resolved;
-  if (z->cert < a->cert) a->cert = z->cert, a->cert_var = z->cert_var;
-  if (la && a->text[la - 1] == '$') { /* the split cut an expansion: its value is not known */
-    a->resolved = false;
-    a->cert = SM_CERT_UNRESOLVED;
-  }
-  a->range.end_line = z->range.end_line;
-  a->range.end_col = z->range.end_col;
-  a->range.end_byte = z->range.end_byte;
-  memmove(z, z + 1, (arr->n - at - 2) * sizeof *z);
-  arr->n--;
-}
-
 /* Array elements and comments from children [from, to) of `parent`. Returns true when a `)`
  * closed the array. */
 static bool fill_array(sm_builder *b, int file, TSNode parent, uint32_t from, uint32_t to,
@@ -358,7 +334,7 @@ static bool fill_array(sm_builder *b, int file, TSNode parent, uint32_t from, ui
     sh_expand(b->w.env, &sf, c, name, cond, arr);
     if (ts_node_start_byte(c) == prev_end && prev_fields && arr->n > before && before > 0 &&
         !arr->v[before - 1].vanished && !arr->v[before].vanished)
-      glue_fields(b->w.env, arr, --before);
+      sh_fields_glue(b->w.env, arr, --before);
     prev_end = ts_node_end_byte(c);
     prev_fields = arr->n > before;
     on_path(b, arr, before);
