@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "script/bashsym.h"
 #include "script/sh_printf.h"
@@ -368,6 +369,49 @@ static char *eval_command(const sh_fields *words) {
   return NULL;
 }
 
+/* The text of a command's name node, compared with want. */
+static bool command_is(const sh_word *b, TSNode cmd, const char *want) {
+  TSNode name = ts_node_child_by_field_name(cmd, "name", 4);
+  size_t len;
+  const char *s = ts_node_is_null(name) ? NULL : sh_node_src(b->file, name, &len);
+  return s && len == strlen(want) && !memcmp(s, want, len);
+}
+
+/* `$(cd [--] DIR [>/dev/null] && pwd)`: DIR made absolute and normalised, the way a script finds
+ * its checkout's root ("${SCRIPT_DIR}/../.."); NULL for anything else or a DIR not known. */
+static char *cd_pwd(sh_word *b, TSNode cs) {
+  TSNode l = ts_node_named_child(cs, 0);
+  if (ts_node_named_child_count(cs) != 1 || !bs_is(l, BS_LIST) || ts_node_named_child_count(l) != 2 ||
+      strcmp(ts_node_type(ts_node_child(l, 1)), "&&") != 0)
+    return NULL;
+  TSNode cd = ts_node_named_child(l, 0), pwd = ts_node_named_child(l, 1);
+  if (!strcmp(ts_node_type(cd), "redirected_statement")) cd = ts_node_child_by_field_name(cd, "body", 4);
+  if (!bs_is(cd, BS_COMMAND) || !bs_is(pwd, BS_COMMAND) || !command_is(b, cd, "cd") ||
+      !command_is(b, pwd, "pwd") || ts_node_named_child_count(pwd) != 1)
+    return NULL;
+  sh_fields words = {0};
+  for (uint32_t i = 1; i < ts_node_named_child_count(cd); i++) {
+    TSNode c = ts_node_named_child(cd, i);
+    sh_word sub = SH_WORD(b->env, b->file, &words);
+    sub.depth = b->depth + 1;
+    word_ctx w = {c, NULL, false};
+    expand_node(&sub, &w, c, false);
+    if (sub.have || sub.cur.len) emit(&sub, c, NULL, false);
+    pd_buf_free(&sub.cur);
+  }
+  size_t k = 0; /* cd's options: -- ends them; -P and -L change nothing here */
+  while (k < words.n && (!strcmp(words.v[k].text, "--") || !strcmp(words.v[k].text, "-P") ||
+                         !strcmp(words.v[k].text, "-L")))
+    k++;
+  char *out = NULL;
+  if (k + 1 == words.n && words.v[k].resolved && words.v[k].text[0] == '/') {
+    out = pd_path_normalize(words.v[k].text);
+    lower(b, words.v[k].cert, words.v[k].cert_var);
+  }
+  sh_fields_free(&words);
+  return out;
+}
+
 /* Returns the substitution's output (caller frees) or NULL when it cannot be known; the word
  * being built then rests on the command's words. */
 static char *eval_subst(sh_word *b, TSNode n) {
@@ -378,6 +422,8 @@ static char *eval_subst(sh_word *b, TSNode n) {
   bool idiom = strstr(text, "dirname") && strstr(text, "BASH_SOURCE") && strstr(text, "pwd");
   free(text);
   if (idiom && b->file->path) return dirname_of(b->file->path);
+  char *dir = cd_pwd(b, n);
+  if (dir) return dir;
 
   sh_fields words = {0};
   char *out = subst_words(b, n, &words) ? eval_command(&words) : NULL;
