@@ -122,7 +122,7 @@ int main(void) {
     au_result_free(ev);
   }
   /* an "each" rule reports every case that holds: two no-op flags, two findings */
-  ev = fx_run("text/run-qwen3-4B-8xgpu.sh", "add --moe-token-dispatcher-type allgather | add --moe-flex-dispatcher-backend deepep", NULL, NULL);
+  ev = fx_run("text/run-qwen3-4B-8xgpu.sh", "add --moe-token-dispatcher-type allgather | add --moe-flex-dispatcher-backend hybridep", NULL, NULL);
   if (ev) {
     int n = 0;
     for (size_t i = 0; i < ev->nfindings; i++) n += !strcmp(ev->findings[i].rule, "R-P20");
