@@ -35,6 +35,18 @@ static bool under_root(const char *path, const char *root) {
   return !strncmp(path, root, n) && (path[n] == '/' || path[n] == '\0');
 }
 
+/* Whether path lies outside the checkout the script is in (the directory above its scripts/
+ * folder): a file there (a .venv, an env file) may well exist where the job runs. */
+static bool outside_checkout(const sm_builder *b, const char *path) {
+  const char *s = b->w.files[0].path, *at = NULL;
+  for (const char *p = strstr(s, "/scripts/"); p; p = strstr(p + 1, "/scripts/")) at = p;
+  if (!at) return false;
+  char *root = pd_xstrndup(s, (size_t)(at - s));
+  bool out = !under_root(path, root);
+  free(root);
+  return out;
+}
+
 /* MODEL_CONFIG_DIR when the entrypoint did not provide it: a scripts/models directory upwards
  * from the script, else the user's setting. Caller frees; NULL when neither exists. */
 static char *discover_model_dir(const sm_builder *b) {
@@ -426,7 +438,8 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   if (!text) {
     int e = errno;
     char *typo = e == ENOENT ? near_miss(b, full) : NULL;
-    sm_add_cond(b, SM_WARN, typo ? "source-near-miss" : "source-missing", file, cr,
+    const char *code = typo ? "source-near-miss" : outside_checkout(b, full) ? "source-missing-outside" : "source-missing";
+    sm_add_cond(b, SM_WARN, code, file, cr,
              pd_xasprintf("cannot read sourced file %s: %s%s%s", shown,
                           e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT),
                           typo ? "; " : "", typo ? typo : ""));
