@@ -294,6 +294,13 @@ static char *assigned_value(const char *q) {
 
 /* `NAME=v`, `export NAME=v`, or a JSON member "NAME": "v" (RUNTIME_ENV_JSON, with or without
  * \" escapes); the last one wins. */
+/* Whether text position p (in t) is on a line that is a comment. */
+static bool on_comment_line(const char *t, const char *p) {
+  while (p > t && p[-1] != '\n') p--;
+  while (*p == ' ' || *p == '\t') p++;
+  return *p == '#';
+}
+
 char *af_env_scan(const sm_model *m, const char *name) {
   char *best = NULL;
   size_t nlen = strlen(name);
@@ -304,11 +311,7 @@ char *af_env_scan(const sm_model *m, const char *name) {
       if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
       const char *q = p + nlen;
       if (isalnum((unsigned char)*q) || *q == '_') continue;
-      /* skip the comment lines: a commented-out export does not run */
-      const char *ls = p;
-      while (ls > t && ls[-1] != '\n') ls--;
-      while (*ls == ' ' || *ls == '\t') ls++;
-      if (*ls == '#') continue;
+      if (on_comment_line(t, p)) continue; /* a commented-out export does not run */
       if (in_train_env(m, fi, (uint32_t)(p - t))) continue;
       char *v = assigned_value(q);
       if (!v) continue;
@@ -328,10 +331,7 @@ bool af_mentions(const sm_model *m, const char *word) {
     const char *t = m->files[fi].text;
     for (const char *p = t ? strstr(t, word) : NULL; p; p = strstr(p + 1, word)) {
       if ((p > t && name_char(p[-1])) || name_char(p[k])) continue;
-      const char *ls = p; /* a commented-out line does not run */
-      while (ls > t && ls[-1] != '\n') ls--;
-      while (*ls == ' ' || *ls == '\t') ls++;
-      if (*ls != '#') return true;
+      if (!on_comment_line(t, p)) return true; /* a commented-out line does not run */
     }
   }
   return false;
