@@ -3,8 +3,8 @@
 # Include once after the pd_base library is defined:  include(analyzer/data/embed.cmake)
 file(GLOB PD_DATA_JSON CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/*.json")
 # The flag catalog and the trace layer's sentences go in compiled (flagc, tmsgc: CMakeLists.txt):
-# flags.bin and trace_messages.bin instead of their JSON.
-list(FILTER PD_DATA_JSON EXCLUDE REGEX "/(flags|trace_messages)\\.json$")
+# flags.bin and trace_messages.bin instead of their JSON; the device table is C (devc).
+list(FILTER PD_DATA_JSON EXCLUDE REGEX "/(flags|trace_messages|devices)\\.json$")
 set(PD_FLAGS_BIN "${CMAKE_BINARY_DIR}/generated/flags.bin")
 # flagc writes into generated/ before anything else has made it (a clean build)
 file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/generated")
