@@ -637,8 +637,17 @@ static ws_doc *command_doc(srv *s, const char *what, const char *path) {
   return d;
 }
 
+/* Replies with the error `why` (already said in the user's language), after command cmd's name. */
 static void fail(srv *s, const rpc_message *m, int code, const char *cmd, const char *why) {
   char *msg = pd_xasprintf("%s: %s", cmd, why);
+  reply_error(s, m->id, code, msg);
+  free(msg);
+}
+
+/* Replies with message id, whose only argument is the command's name. */
+static void fail_say(srv *s, const rpc_message *m, int code, au_msg_id id, const char *cmd) {
+  ax_value arg = ax_str(cmd);
+  char *msg = ws_say(s->ws, id, &arg);
   reply_error(s, m->id, code, msg);
   free(msg);
 }
@@ -652,7 +661,7 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
   if (!strcmp(cmd, CMD_LINK_TRACE)) {
     ws_doc *d = command_doc(s, what, path);
     if (!d) {
-      fail(s, m, RPC_INVALID_PARAMS, cmd, "needs an open script and a trace file or folder");
+      fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_NEEDS_SCRIPT_TRACE, cmd);
       return;
     }
     json_t *measures = NULL;
@@ -674,15 +683,17 @@ static void trace_command(srv *s, const rpc_message *m, const char *cmd, const c
   }
   if (!strcmp(cmd, CMD_COMPARE_TRACES)) {
     if (!path || !second) {
-      fail(s, m, RPC_INVALID_PARAMS, cmd, "needs two traces (before, after)");
+      fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_NEEDS_TWO_TRACES, cmd);
       return;
     }
     res = cmd_compare_traces(path, second, ws_settings(s->ws)->gpu, ws_settings(s->ws)->lang, &err);
   } else {
     res = path ? cmd_trace_summary(path, ws_settings(s->ws)->gpu, s->cap_show_document, ws_settings(s->ws)->lang, &err) : NULL;
   }
-  if (!res) {
-    fail(s, m, RPC_REQUEST_FAILED, cmd, err ? err : "needs a trace file or folder");
+  if (!res && err) {
+    fail(s, m, RPC_REQUEST_FAILED, cmd, err);
+  } else if (!res) {
+    fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_NEEDS_TRACE, cmd);
   } else {
     if (err) show_message(s, LOG_WARNING, err);
     const char *uri = json_string_value(json_object_get(res, "uri"));
@@ -696,7 +707,9 @@ static void on_execute_command(srv *s, const rpc_message *m) {
   const char *cmd = json_string_value(json_object_get(m->params, "command"));
   const char *what = command_arg(m, 0);
   if (!cmd || !what) {
-    reply_error(s, m->id, RPC_INVALID_PARAMS, "executeCommand needs a command and one argument (a URI or a path)");
+    char *msg = ws_say(s->ws, AU_MSG_CMD_NEEDS_ARGS, NULL);
+    reply_error(s, m->id, RPC_INVALID_PARAMS, msg);
+    free(msg);
     return;
   }
   char *path = command_path(s, what);
@@ -707,10 +720,7 @@ static void on_execute_command(srv *s, const rpc_message *m) {
     if (a) {
       reply(s, m->id, cmd_memory_budget(ws_result(a), ws_settings(s->ws)->lang));
     } else {
-      ax_value arg = ax_str(cmd);
-      char *msg = ws_say(s->ws, AU_MSG_CMD_NEEDS_SCRIPT, &arg);
-      reply_error(s, m->id, RPC_INVALID_PARAMS, msg);
-      free(msg);
+      fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_NEEDS_SCRIPT, cmd);
     }
   } else if (!strcmp(cmd, CMD_REPORT)) {
     ws_doc *d = command_doc(s, what, path);
@@ -724,7 +734,8 @@ static void on_execute_command(srv *s, const rpc_message *m) {
       size_t len;
       char *text = pd_read_file(path, PD_MAX_FILE_BYTES, &len);
       if (!text) {
-        char *msg = pd_xasprintf("cannot read %s: %s", path, strerror(errno));
+        ax_value args[3] = {ax_str(cmd), ax_str(path), ax_str(strerror(errno))};
+        char *msg = ws_say(s->ws, AU_MSG_CMD_CANNOT_READ, args);
         reply_error(s, m->id, RPC_REQUEST_FAILED, msg);
         free(msg);
       } else {
@@ -735,7 +746,7 @@ static void on_execute_command(srv *s, const rpc_message *m) {
         free(text);
       }
     } else {
-      reply_error(s, m->id, RPC_INVALID_PARAMS, "perfDoctor.report needs the URI of a script");
+      fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_NEEDS_SCRIPT, cmd);
     }
   } else if (!strcmp(cmd, CMD_TRACE_SUMMARY) || !strcmp(cmd, CMD_LINK_TRACE) || !strcmp(cmd, CMD_COMPARE_TRACES)) {
     const char *raw = command_arg(m, 1);
@@ -744,9 +755,7 @@ static void on_execute_command(srv *s, const rpc_message *m) {
     trace_command(s, m, cmd, what, path, second);
     free(second);
   } else {
-    char *msg = pd_xasprintf("unknown command \"%s\"", cmd);
-    reply_error(s, m->id, RPC_INVALID_PARAMS, msg);
-    free(msg);
+    fail_say(s, m, RPC_INVALID_PARAMS, AU_MSG_CMD_UNKNOWN, cmd);
   }
   free(path);
 }

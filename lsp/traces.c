@@ -7,10 +7,12 @@
 
 #include "audit/profile.h"
 #include "base/alloc.h"
+#include "trace/messages.h"
 #include "trace/trace.h"
 
 typedef struct {
   char *path, *gpu;
+  int lang; /* what err is said in: TR_EN, TR_ZH */
   struct timespec mtime;
   off_t size;
   evd_trace *t; /* NULL when it could not be read ... */
@@ -45,24 +47,25 @@ void tc_free(tc_cache *c) {
 static bool same_opt(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
 static void summarise(entry *e) {
-  tr_options o = {.gpu = e->gpu};
+  tr_options o = {.gpu = e->gpu, .lang = e->lang == TR_ZH ? "zh" : "en"};
   char *err = NULL;
   json_t *j = tr_summarize_value(e->path, &o, NULL, &err);
   if (j) e->t = evd_trace_from(j, e->path);
-  else e->err = err ? err : pd_xasprintf("%s: cannot summarise", e->path);
+  else e->err = err ? err : TR_SAID_IN(e->lang, TM_ERR_CANNOT_SUMMARISE, PD_MS(e->path));
   json_decref(j);
 }
 
-const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const char **err) {
+const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const char *lang, const char **err) {
   struct stat st;
   *err = NULL;
   entry *e = NULL;
+  int lg = tr_lang_of(lang);
   for (size_t i = 0; i < c->n && !e; i++)
-    if (!strcmp(c->v[i].path, path) && same_opt(c->v[i].gpu, gpu)) e = &c->v[i];
+    if (!strcmp(c->v[i].path, path) && same_opt(c->v[i].gpu, gpu) && c->v[i].lang == lg) e = &c->v[i];
   bool exists = stat(path, &st) == 0;
   if (!e) {
     e = PD_PUSH(c->v, c->n, c->cap);
-    *e = (entry){pd_xstrdup(path), gpu ? pd_xstrdup(gpu) : NULL, {0, 0}, -1, NULL, NULL};
+    *e = (entry){pd_xstrdup(path), gpu ? pd_xstrdup(gpu) : NULL, lg, {0, 0}, -1, NULL, NULL};
   }
   bool fresh = exists && e->size == st.st_size && e->mtime.tv_sec == st.st_mtim.tv_sec &&
                e->mtime.tv_nsec == st.st_mtim.tv_nsec && (e->t || e->err);
@@ -74,7 +77,7 @@ const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const ch
       summarise(e);
     } else {
       e->size = -1;
-      e->err = pd_xasprintf("%s: no such trace file or folder", path);
+      e->err = TR_SAID_IN(lg, TM_ERR_NO_SUCH, PD_MS(path));
     }
   }
   *err = e->err;

@@ -20,8 +20,9 @@ tc_cache *tc_new(void);
 void tc_free(tc_cache *c);
 
 /* The measures of the trace at path (a file or folder), summarised now or taken from the cache;
- * NULL with *err (borrowed, kept with the entry) when it cannot be read. gpu: as `trace --gpu`. */
-const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const char **err);
+ * NULL with *err (borrowed, kept with the entry) when it cannot be read, said in lang. gpu: as
+ * `trace --gpu`. */
+const evd_trace *tc_get(tc_cache *c, const char *path, const char *gpu, const char *lang, const char **err);
 
 /* The default trace folder of a script: <root>/traces/<tb-experiment-name>/train_trace when it
  * exists for one of the roots; NULL otherwise (caller frees). */

@@ -342,7 +342,7 @@ static void attach_evidence(ws_workspace *s, ws_doc *d, au_result *r, const au_s
   char *dir = trace_of(s, d, r, cfg);
   if (!dir) return;
   const char *err;
-  const evd_trace *t = tc_get(s->traces, dir, cfg->gpu, &err);
+  const evd_trace *t = tc_get(s->traces, dir, cfg->gpu, cfg->lang, &err);
   if (t) evd_apply(r, t);
   else debugf(s, "no evidence for %s: %s", d->doc->uri, err);
   free(dir);
@@ -359,7 +359,8 @@ const char *ws_link_trace(ws_workspace *s, ws_doc *d, const char *path, json_t *
   char *link = pd_path_normalize(path);
   ws_project *p;
   const char *err = NULL;
-  const evd_trace *t = tc_get(s->traces, link, settings_for(s, ws_doc_path(d), &p)->gpu, &err);
+  const au_settings *cfg = settings_for(s, ws_doc_path(d), &p);
+  const evd_trace *t = tc_get(s->traces, link, cfg->gpu, cfg->lang, &err);
   if (!t) { /* the link stays as it was */
     free(link);
     return err;
@@ -378,7 +379,8 @@ char *ws_trace_mismatch(ws_workspace *s, ws_doc *d) {
   if (!a || a != d || !a->result) return NULL;
   ws_project *p;
   const char *err;
-  const evd_trace *t = tc_get(s->traces, d->trace_link, settings_for(s, ws_doc_path(d), &p)->gpu, &err);
+  const au_settings *cfg = settings_for(s, ws_doc_path(d), &p);
+  const evd_trace *t = tc_get(s->traces, d->trace_link, cfg->gpu, cfg->lang, &err);
   return t ? evd_mismatch(t, a->result, s->cfg.lang) : NULL;
 }
 

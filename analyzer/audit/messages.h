@@ -201,6 +201,12 @@
   X(EVD_MISMATCH_RANK, "evidence.mismatch.rank", "rank,source")                 \
   X(EVD_MISMATCH_MD, "evidence.mismatch.markdown", "why")                       \
   X(CMD_NEEDS_SCRIPT, "command.needs_script", "command")                        \
+  X(CMD_NEEDS_ARGS, "command.needs_arguments", "")                              \
+  X(CMD_UNKNOWN, "command.unknown", "command")                                  \
+  X(CMD_CANNOT_READ, "command.cannot_read", "command,path,why")                 \
+  X(CMD_NEEDS_TRACE, "command.needs_trace", "command")                          \
+  X(CMD_NEEDS_TWO_TRACES, "command.needs_two_traces", "command")                \
+  X(CMD_NEEDS_SCRIPT_TRACE, "command.needs_script_and_trace", "command")        \
   X(INLAY_VALUE, "inlay.value", "value")                                        \
   X(INLAY_DP, "inlay.dp", "")                                                   \
   X(INLAY_WORLD, "inlay.world", "")                                             \

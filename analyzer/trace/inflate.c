@@ -11,6 +11,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "trace/messages.h"
 
 /* Compressed input is read in chunks of this size: 256 KiB keeps read() calls rare (about 5 MB
  * of JSON each) without adding to the reader's memory bound. */
@@ -28,6 +29,7 @@ struct tr_src {
   bool done;            /* no more output */
   uint64_t in_total;    /* bytes read from the file so far */
   char *err;
+  int lang; /* the language errors are said in (TR_EN, TR_ZH) */
   z_stream z;
 #ifdef PD_HAVE_ISAL
   struct inflate_state isal;
@@ -55,7 +57,7 @@ static bool src_refill(tr_src *s) {
     ssize_t n = read(s->fd, s->in + s->len, IN_CAP - s->len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      src_fail(s, pd_xasprintf("read error: %s", strerror(errno)));
+      src_fail(s, TR_SAID_IN(s->lang, TM_ERR_READ_IO, PD_MS(strerror(errno))));
       return false;
     }
     if (n == 0) s->in_eof = true;
@@ -97,15 +99,16 @@ static void member_start(tr_src *s) {
   s->member_done = false;
 }
 
-tr_src *tr_src_open(const char *path, char **err) {
+tr_src *tr_src_open(const char *path, int lang, char **err) {
   *err = NULL;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    *err = pd_xasprintf("%s: cannot open: %s", path, strerror(errno));
+    *err = TR_SAID_IN(lang, TM_ERR_OPEN, PD_MS(path), PD_MS(strerror(errno)));
     return NULL;
   }
   tr_src *s = pd_xcalloc(1, sizeof *s);
   s->fd = fd;
+  s->lang = lang;
   s->in = pd_xmalloc(IN_CAP);
   if (!src_refill(s) || (s->len < 2 && !src_refill(s))) {
     *err = pd_xasprintf("%s: %s", path, s->err);
@@ -118,7 +121,7 @@ tr_src *tr_src_open(const char *path, char **err) {
     if (s->eng == ENG_ISAL) isal_inflate_init(&s->isal);
 #endif
     if (s->eng == ENG_ZLIB && inflateInit2(&s->z, 15 + 16) != Z_OK) {
-      *err = pd_xasprintf("%s: cannot start zlib", path);
+      *err = TR_SAID_IN(lang, TM_ERR_ZLIB_START, PD_MS(path));
       tr_src_close(s);
       return NULL;
     }
@@ -140,8 +143,7 @@ static bool next_member(tr_src *s) {
 }
 
 static ssize_t truncated(tr_src *s) {
-  return src_fail(s, pd_xasprintf("truncated gzip stream (compressed input ends early, after %llu bytes)",
-                                  (unsigned long long)s->in_total));
+  return src_fail(s, TR_SAID_IN(s->lang, TM_ERR_GZ_TRUNCATED, PD_MI(s->in_total)));
 }
 
 static ssize_t read_zlib(tr_src *s, char *buf, size_t n) {
@@ -154,8 +156,8 @@ static ssize_t read_zlib(tr_src *s, char *buf, size_t n) {
   ssize_t got = (ssize_t)((Bytef *)s->z.next_out - (Bytef *)buf);
   if (rc == Z_STREAM_END) s->member_done = true;
   else if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR)
-    return src_fail(s, pd_xasprintf("corrupt gzip data (%s, compressed byte %lld)",
-                                    s->z.msg ? s->z.msg : "invalid deflate data", src_in_off(s)));
+    return src_fail(s, TR_SAID_IN(s->lang, TM_ERR_GZ_CORRUPT, PD_MS(s->z.msg ? s->z.msg : "invalid deflate data"),
+                                  PD_MI(src_in_off(s))));
   return got;
 }
 
@@ -181,7 +183,7 @@ static ssize_t read_isal(tr_src *s, char *buf, size_t n) {
   s->pos = s->len - s->isal.avail_in;
   ssize_t got = (ssize_t)(s->isal.next_out - (uint8_t *)buf);
   if (rc < 0 || rc == ISAL_NEED_DICT)
-    return src_fail(s, pd_xasprintf("corrupt gzip data (%s, compressed byte %lld)", isal_what(rc), src_in_off(s)));
+    return src_fail(s, TR_SAID_IN(s->lang, TM_ERR_GZ_CORRUPT, PD_MS(isal_what(rc)), PD_MI(src_in_off(s))));
   if (s->isal.block_state == ISAL_BLOCK_FINISH) s->member_done = true;
   return got;
 }
@@ -222,7 +224,7 @@ ssize_t tr_src_read(tr_src *s, char *buf, size_t n) {
     if (s->in_eof) return truncated(s);
     uint64_t read0 = s->in_total;
     if (!src_refill(s)) return -1;
-    if (s->in_total == read0 && !s->in_eof) return src_fail(s, pd_xasprintf("corrupt gzip data (no progress, compressed byte %lld)", src_in_off(s)));
+    if (s->in_total == read0 && !s->in_eof) return src_fail(s, TR_SAID_IN(s->lang, TM_ERR_GZ_STUCK, PD_MI(src_in_off(s))));
   }
 }
 

@@ -16,8 +16,9 @@
 
 typedef struct tr_src tr_src;
 
-/* Opens `path`. On failure returns NULL and sets *err (caller frees) to "PATH: cannot open: ...". */
-tr_src *tr_src_open(const char *path, char **err);
+/* Opens `path`. On failure returns NULL and sets *err (caller frees) to "PATH: cannot open: ...".
+ * Errors, then and later, are said in lang (TR_EN, TR_ZH of trace/messages.h). */
+tr_src *tr_src_open(const char *path, int lang, char **err);
 
 /* Reads up to `n` bytes of the (inflated) content into `buf`. Returns the count, 0 at the end,
  * or -1 on error; tr_src_error then describes it (owned by the source). */

@@ -171,6 +171,13 @@ const tr_text *tr_text_or_builtin(const tr_text *t, tr_text *own) {
   return own;
 }
 
+char *tr_said_in(int lang, tr_msg_id id, const pd_marg *args, size_t nargs) {
+  tr_text want = {NULL, lang}, own;
+  char *out = tr_said(tr_text_or_builtin(&want, &own), id, args, nargs);
+  tr_text_release(&own);
+  return out;
+}
+
 void tr_text_release(tr_text *own) {
   tr_msgs_free((tr_msgs *)own->msgs);
   own->msgs = NULL;

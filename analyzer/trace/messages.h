@@ -218,6 +218,37 @@
   X(ERR_MERGE_OPTIONS, "err.merge_options", "part:s,first:s")                                       \
   X(ERR_NO_PARTIALS, "err.no_partials", "")                                                         \
   X(ERR_CANNOT_SUMMARISE, "err.cannot_summarise", "path:s")                                         \
+  /* inflate.c, read.c, rank.c: reading a file */                                                    \
+  X(ERR_OPEN, "err.open", "path:s,why:s") \
+  X(ERR_NO_SUCH, "err.no_such_path", "path:s") \
+  X(ERR_READ_IO, "err.read_io", "why:s") \
+  X(ERR_ZLIB_START, "err.zlib_start", "path:s") \
+  X(ERR_GZ_TRUNCATED, "err.gzip_truncated", "bytes:i") \
+  X(ERR_GZ_CORRUPT, "err.gzip_corrupt", "why:s,byte:i") \
+  X(ERR_GZ_STUCK, "err.gzip_stuck", "byte:i") \
+  X(ERR_AT_BYTE, "err.at_byte", "path:s,what:s,byte:i") \
+  X(ERR_AT_BYTE_GZ, "err.at_byte_gz", "path:s,what:s,byte:i") \
+  X(ERR_RD_TOO_LARGE, "err.rd.too_large", "mib:i") \
+  X(ERR_RD_EOF_STRING, "err.rd.eof_string", "") \
+  X(ERR_RD_EOF_NESTED, "err.rd.eof_nested", "") \
+  X(ERR_RD_EOF_EVENTS, "err.rd.eof_events", "") \
+  X(ERR_RD_EOF_TOP, "err.rd.eof_top", "") \
+  X(ERR_RD_DEEP, "err.rd.deep", "levels:i") \
+  X(ERR_RD_MISMATCHED, "err.rd.mismatched", "c:s") \
+  X(ERR_RD_BAD_VALUE, "err.rd.bad_top_value", "why:s") \
+  X(ERR_RD_BAD_EVENT, "err.rd.bad_event", "why:s") \
+  X(ERR_RD_NOT_OBJECT, "err.rd.not_object", "n:i") \
+  X(ERR_RD_AFTER_EVENT, "err.rd.after_event", "c:s") \
+  X(ERR_RD_TOP_KEY, "err.rd.top_key", "") \
+  X(ERR_RD_COLON, "err.rd.colon", "key:s") \
+  X(ERR_RD_EVENTS_NOT_ARRAY, "err.rd.events_not_array", "") \
+  X(ERR_RD_TOP_COMMA, "err.rd.top_comma", "") \
+  X(ERR_RD_NO_EVENTS, "err.rd.no_events", "") \
+  X(ERR_RD_EMPTY, "err.rd.empty", "") \
+  X(ERR_RD_NOT_START, "err.rd.not_start", "") \
+  X(ERR_RD_TRAILING, "err.rd.trailing", "") \
+  X(ERR_RD_FAILED, "err.rd.failed", "") \
+  X(ERR_NOT_PYTORCH, "err.not_pytorch", "path:s,events:i,byte:i") \
   /* cli/trace.c */                                                                                 \
   X(CLI_CANNOT_WRITE_SVG, "cli.cannot_write_svg", "path:s")                                         \
   X(CLI_MERGE_NEEDS_PARTS, "cli.merge_needs_parts", "")                                             \
@@ -285,6 +316,13 @@ char *tr_said(const tr_text *t, tr_msg_id id, const pd_marg *args, size_t nargs)
 #define TR_SAY0(b, t, id) tr_say(b, t, id, NULL, 0)
 #define TR_SAID(t, id, ...) tr_said(t, id, TR_ARGS_(__VA_ARGS__))
 #define TR_SAID0(t, id) tr_said(t, id, NULL, 0)
+
+/* Message id in language lang (TR_EN, TR_ZH) from a catalog of its own, made and freed in the
+ * call: for the error paths of code that runs on several threads (reading a rank's file), where
+ * no catalog may be shared. Caller frees. */
+char *tr_said_in(int lang, tr_msg_id id, const pd_marg *args, size_t nargs);
+#define TR_SAID_IN(lang, id, ...) tr_said_in(lang, id, TR_ARGS_(__VA_ARGS__))
+#define TR_SAID_IN0(lang, id) tr_said_in(lang, id, NULL, 0)
 
 /* t itself when it has a catalog; otherwise *own, filled with the built-in catalog in t's
  * language (English when t is NULL); release *own with tr_text_release. For entry points whose

@@ -10,6 +10,7 @@
 
 #include "trace/bw.h"
 #include "trace/flops.h"
+#include "trace/messages.h"
 #include "trace/iv.h"
 #include "trace/rank_int.h"
 #include "trace/read.h"
@@ -832,7 +833,7 @@ static void analyze_efficiency(col *c, const tr_rank_opts *opts) {
 
 
 tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
-  static const tr_rank_opts defaults = {false, NULL};
+  static const tr_rank_opts defaults = {false, NULL, 0};
   if (!opts) opts = &defaults;
   tr_rank *r = pd_xcalloc(1, sizeof *r);
   r->file = pd_xstrdup(path);
@@ -852,7 +853,7 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
   tr_read_sink sink = {on_event, on_header, &c, header_keys};
   tr_read_stats st;
   char *err = NULL;
-  bool ok = tr_read_file(path, &sink, &st, &err);
+  bool ok = tr_read_file(path, &sink, &st, opts->lang, &err);
   r->json_bytes = st.json_bytes;
   r->n_events = st.events;
   r->gzip = st.gzip;
@@ -863,9 +864,7 @@ tr_rank *tr_rank_analyze(const char *path, const tr_rank_opts *opts) {
     return r;
   }
   if (!c.any_time) { /* e.g. Relax's timeline_step_N.json: Chrome events without categories */
-    r->err = pd_xasprintf("%s: not a PyTorch-profiler trace: no event has both \"cat\" and \"dur\" "
-                          "(%llu events) at byte %llu",
-                          path, (unsigned long long)st.events, (unsigned long long)st.json_bytes);
+    r->err = TR_SAID_IN(opts->lang, TM_ERR_NOT_PYTORCH, PD_MS(path), PD_MI(st.events), PD_MI(st.json_bytes));
     col_free(&c);
     return r;
   }

@@ -128,6 +128,7 @@ typedef struct {
 typedef struct {
   bool include_last; /* keep HTA's last ProfilerStep (include_last_profiler_step=True) */
   const char *gpu;   /* the device to judge MFU against, overriding deviceProperties; NULL */
+  int lang;          /* the language ->err is said in (TR_EN, TR_ZH of trace/messages.h) */
 } tr_rank_opts;
 
 /* Why mem_at_op is NULL (the texts mem_at_op_why points at). */

@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/limits.h"
 #include "trace/inflate.h"
+#include "trace/messages.h"
 
 /* The window starts at 256 KiB (it grows for a larger event): small enough that the bytes the
  * inflater writes are still in cache when the parser reads them. */
@@ -28,21 +29,25 @@ typedef struct {
   bool marked, eof;
   uint64_t base;
   char *err;
+  int lang; /* errors are said in it */
 } rd;
 
-static void rd_fail(rd *r, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void rd_fail(rd *r, uint64_t off, const char *fmt, ...) {
+/* Records the first failure: message id (with its arguments) at stream offset off, framed with the
+ * file and the offset. Said in a catalog of its own: ranks are read on several threads. */
+static void rd_fail_text(rd *r, uint64_t off, const char *what) {
   if (r->err) return; /* keep the first, most precise message */
-  pd_buf b = {0};
-  pd_buf_printf(&b, "%s: ", r->path);
-  va_list ap;
-  va_start(ap, fmt);
-  pd_buf_vprintf(&b, fmt, ap);
-  va_end(ap);
-  pd_buf_printf(&b, " at byte %llu%s", (unsigned long long)off,
-                tr_src_gzip(r->src) ? " of the decompressed JSON" : "");
-  r->err = pd_buf_take(&b);
+  r->err = TR_SAID_IN(r->lang, tr_src_gzip(r->src) ? TM_ERR_AT_BYTE_GZ : TM_ERR_AT_BYTE, PD_MS(r->path), PD_MS(what),
+                      PD_MI(off));
 }
+
+static void rd_fail_(rd *r, uint64_t off, tr_msg_id id, const pd_marg *args, size_t nargs) {
+  if (r->err) return;
+  char *what = tr_said_in(r->lang, id, args, nargs);
+  rd_fail_text(r, off, what);
+  free(what);
+}
+#define rd_fail(r, off, id, ...) rd_fail_(r, off, id, TR_ARGS_(__VA_ARGS__))
+#define rd_fail0(r, off, id) rd_fail_(r, off, id, NULL, 0)
 
 static uint64_t rd_off(const rd *r) { return r->base + r->pos; }
 
@@ -60,7 +65,7 @@ static bool rd_fill(rd *r) {
   }
   if (r->len == r->cap) {
     if (r->cap >= RD_MAX_CAP) {
-      rd_fail(r, r->base, "a single event or value is larger than %zu MiB", RD_MAX_CAP >> 20);
+      rd_fail(r, r->base, TM_ERR_RD_TOO_LARGE, PD_MI(RD_MAX_CAP >> 20));
       return false;
     }
     r->cap *= 2;
@@ -71,7 +76,7 @@ static bool rd_fill(rd *r) {
   memset(r->buf + r->len, 0, TR_EVENT_PAD); /* after every change of len: the event parser's contract */
   if (n > 0) return true;
   r->eof = true;
-  if (n < 0) rd_fail(r, rd_off(r), "%s", tr_src_error(r->src));
+  if (n < 0) rd_fail_text(r, rd_off(r), tr_src_error(r->src));
   return false;
 }
 
@@ -86,16 +91,14 @@ static int rd_peek(rd *r) {
   }
 }
 
-static void rd_fail_eof(rd *r, const char *what) {
-  rd_fail(r, rd_off(r), "unexpected end of data %s", what);
-}
+static void rd_fail_eof(rd *r, tr_msg_id where) { rd_fail0(r, rd_off(r), where); }
 
 /* pos is just after an opening quote; consumes through the closing quote. */
 static bool rd_scan_string(rd *r) {
   bool esc = false;
   for (;;) {
     if (!rd_fill(r)) {
-      rd_fail_eof(r, "inside a string");
+      rd_fail_eof(r, TM_ERR_RD_EOF_STRING);
       return false;
     }
     const char *p = r->buf + r->pos, *end = r->buf + r->len;
@@ -122,7 +125,7 @@ static bool rd_scan_compound(rd *r) {
   bool in_str = false, esc = false;
   for (;;) {
     if (!rd_fill(r)) {
-      rd_fail_eof(r, "inside an object or array");
+      rd_fail_eof(r, TM_ERR_RD_EOF_NESTED);
       return false;
     }
     const char *p = r->buf + r->pos, *end = r->buf + r->len;
@@ -142,7 +145,7 @@ static bool rd_scan_compound(rd *r) {
       case '[':
         if (depth == RD_MAX_DEPTH) {
           r->pos = (size_t)(p - r->buf) - 1;
-          rd_fail(r, rd_off(r), "JSON nested deeper than %d levels", RD_MAX_DEPTH);
+          rd_fail(r, rd_off(r), TM_ERR_RD_DEEP, PD_MI(RD_MAX_DEPTH));
           return false;
         }
         stack[depth++] = c;
@@ -151,7 +154,7 @@ static bool rd_scan_compound(rd *r) {
       case ']':
         if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) {
           r->pos = (size_t)(p - r->buf) - 1;
-          rd_fail(r, rd_off(r), "invalid JSON: mismatched '%c'", c);
+          rd_fail(r, rd_off(r), TM_ERR_RD_MISMATCHED, PD_MS(c == '}' ? "}" : "]"));
           return false;
         }
         if (--depth == 0) {
@@ -185,10 +188,10 @@ static bool rd_scan_value(rd *r) {
 }
 
 /* Parses the marked bytes [mark, pos) with jansson. */
-static json_t *rd_load_marked(rd *r, size_t flags, const char *what) {
+static json_t *rd_load_marked(rd *r, size_t flags) {
   json_error_t je;
   json_t *v = json_loadb(r->buf + r->mark, r->pos - r->mark, flags, &je);
-  if (!v) rd_fail(r, r->base + r->mark + (uint64_t)je.position, "invalid JSON in %s: %s", what, je.text);
+  if (!v) rd_fail(r, r->base + r->mark + (uint64_t)je.position, TM_ERR_RD_BAD_VALUE, PD_MS(je.text));
   return v;
 }
 
@@ -213,8 +216,8 @@ static bool rd_parse_event(rd *r, tr_event *ev, uint64_t *off) {
     bool at_edge = epos + RD_EDGE >= avail;
     if (!at_edge || r->eof) {
       r->pos = r->mark + epos;
-      if (epos >= avail && !r->err) rd_fail_eof(r, "inside an object or array");
-      else rd_fail(r, r->base + r->mark + epos, "invalid JSON in an event: %s", why);
+      if (epos >= avail && !r->err) rd_fail_eof(r, TM_ERR_RD_EOF_NESTED);
+      else rd_fail(r, r->base + r->mark + epos, TM_ERR_RD_BAD_EVENT, PD_MS(why ? why : "malformed event"));
       return false;
     }
     r->pos = r->len;
@@ -232,11 +235,11 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
   }
   for (;;) {
     if (c < 0) {
-      rd_fail_eof(r, "in the event array");
+      rd_fail_eof(r, TM_ERR_RD_EOF_EVENTS);
       return false;
     }
     if (c != '{') {
-      rd_fail(r, rd_off(r), "event %llu is not a JSON object", (unsigned long long)st->events);
+      rd_fail(r, rd_off(r), TM_ERR_RD_NOT_OBJECT, PD_MI(st->events));
       return false;
     }
     tr_event ev;
@@ -261,8 +264,8 @@ static bool rd_event_array(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
       r->pos++;
       return true;
     }
-    if (c < 0) rd_fail_eof(r, "in the event array");
-    else rd_fail(r, rd_off(r), "invalid JSON: expected ',' or ']' after an event, found '%c'", c);
+    if (c < 0) rd_fail_eof(r, TM_ERR_RD_EOF_EVENTS);
+    else rd_fail(r, rd_off(r), TM_ERR_RD_AFTER_EVENT, PD_MS(((char[2]){(char)c, 0})));
     return false;
   }
 }
@@ -284,8 +287,8 @@ static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
   } else {
     for (;;) {
       if (c != '"') {
-        if (c < 0) rd_fail_eof(r, "in the top-level object");
-        else rd_fail(r, rd_off(r), "invalid JSON: expected a key in the top-level object");
+        if (c < 0) rd_fail_eof(r, TM_ERR_RD_EOF_TOP);
+        else rd_fail0(r, rd_off(r), TM_ERR_RD_TOP_KEY);
         return false;
       }
       r->mark = r->pos;
@@ -300,19 +303,19 @@ static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
       r->marked = false;
       c = rd_peek(r);
       if (c != ':') {
-        if (c < 0) rd_fail_eof(r, "in the top-level object");
-        else rd_fail(r, rd_off(r), "invalid JSON: expected ':' after key \"%s\"", key);
+        if (c < 0) rd_fail_eof(r, TM_ERR_RD_EOF_TOP);
+        else rd_fail(r, rd_off(r), TM_ERR_RD_COLON, PD_MS(key));
         return false;
       }
       r->pos++;
       c = rd_peek(r);
       if (c < 0) {
-        rd_fail_eof(r, "in the top-level object");
+        rd_fail_eof(r, TM_ERR_RD_EOF_TOP);
         return false;
       }
       if (!strcmp(key, "traceEvents")) {
         if (c != '[') {
-          rd_fail(r, rd_off(r), "not a trace: \"traceEvents\" is not an array");
+          rd_fail0(r, rd_off(r), TM_ERR_RD_EVENTS_NOT_ARRAY);
           return false;
         }
         if (!rd_event_array(r, sink, st)) return false;
@@ -322,7 +325,7 @@ static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
         r->marked = true;
         if (!rd_scan_value(r)) return false;
         if (sink->header && r->pos - r->mark <= RD_MAX_HEADER && wanted(sink, key)) {
-          json_t *v = rd_load_marked(r, JSON_DECODE_ANY, "a top-level value");
+          json_t *v = rd_load_marked(r, JSON_DECODE_ANY);
           if (!v) return false;
           sink->header(sink->ctx, key, v);
           json_decref(v);
@@ -339,23 +342,23 @@ static bool rd_object(rd *r, const tr_read_sink *sink, tr_read_stats *st) {
         r->pos++;
         break;
       }
-      if (c < 0) rd_fail_eof(r, "in the top-level object");
-      else rd_fail(r, rd_off(r), "invalid JSON: expected ',' or '}' in the top-level object");
+      if (c < 0) rd_fail_eof(r, TM_ERR_RD_EOF_TOP);
+      else rd_fail0(r, rd_off(r), TM_ERR_RD_TOP_COMMA);
       return false;
     }
   }
   if (!saw_events) {
-    rd_fail(r, rd_off(r), "not a trace: the JSON object has no \"traceEvents\" array");
+    rd_fail0(r, rd_off(r), TM_ERR_RD_NO_EVENTS);
     return false;
   }
   return true;
 }
 
-bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st, char **err) {
+bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st, int lang, char **err) {
   memset(st, 0, sizeof *st);
   *err = NULL;
-  rd r = {.path = path};
-  r.src = tr_src_open(path, err);
+  rd r = {.path = path, .lang = lang};
+  r.src = tr_src_open(path, lang, err);
   if (!r.src) return false;
   r.cap = RD_INITIAL_CAP;
   r.buf = pd_xmalloc(r.cap + TR_EVENT_PAD); /* rd_fill keeps buf[len .. len + TR_EVENT_PAD) zero */
@@ -363,19 +366,19 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   int c = rd_peek(&r);
   st->gzip = tr_src_gzip(r.src);
   if (c < 0) {
-    rd_fail(&r, rd_off(&r), "empty file: no JSON document");
+    rd_fail0(&r, rd_off(&r), TM_ERR_RD_EMPTY);
   } else if (c == '[') {
     st->array_form = true;
     ok = rd_event_array(&r, sink, st);
   } else if (c == '{') {
     ok = rd_object(&r, sink, st);
   } else {
-    rd_fail(&r, rd_off(&r), "not a trace: the file does not start with a JSON object or array");
+    rd_fail0(&r, rd_off(&r), TM_ERR_RD_NOT_START);
   }
   if (ok) {
     c = rd_peek(&r);
     if (c >= 0) {
-      rd_fail(&r, rd_off(&r), "unexpected data after the end of the JSON document");
+      rd_fail0(&r, rd_off(&r), TM_ERR_RD_TRAILING);
       ok = false;
     } else if (r.err) {
       ok = false; /* e.g. a gzip stream truncated after the closing bracket */
@@ -383,7 +386,7 @@ bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *st,
   }
   st->json_bytes = rd_off(&r);
   if (!ok) {
-    if (!r.err) rd_fail(&r, rd_off(&r), "read failed");
+    if (!r.err) rd_fail0(&r, rd_off(&r), TM_ERR_RD_FAILED);
     *err = r.err;
   } else {
     free(r.err);

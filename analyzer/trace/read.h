@@ -39,7 +39,8 @@ typedef struct {
 
 /* Reads `path` and feeds the sink. Returns true when the whole document was read. On failure
  * returns false and sets *err to a message naming the file and the byte offset at which
- * reading stopped (caller frees); events before that point have already been delivered. */
-bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *stats, char **err);
+ * reading stopped (caller frees), said in lang (TR_EN, TR_ZH of trace/messages.h); events before
+ * that point have already been delivered. */
+bool tr_read_file(const char *path, const tr_read_sink *sink, tr_read_stats *stats, int lang, char **err);
 
 #endif

@@ -275,7 +275,7 @@ static char *render_text(const char *path, tr_rank **ranks, size_t n, const tr_o
 static tr_rank **analyze_path(const char *path, const tr_options *opts, const tr_text *tx, size_t *n, char **err) {
   struct stat sb;
   if (stat(path, &sb) != 0) {
-    *err = pd_xasprintf("%s: %s", path, strerror(errno));
+    *err = errno == ENOENT ? TR_SAID(tx, TM_ERR_NO_SUCH, PD_MS(path)) : TR_SAID(tx, TM_ERR_OPEN, PD_MS(path), PD_MS(strerror(errno)));
     return NULL;
   }
   strvec files = {0};
@@ -293,7 +293,7 @@ static tr_rank **analyze_path(const char *path, const tr_options *opts, const tr
 
   /* jansson seeds its hash function on first use; do it before the workers start */
   json_object_seed(0);
-  pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last, opts->gpu}};
+  pool p = {.files = files.v, .n = files.n, .ro = {opts->include_last, opts->gpu, tr_lang_of(opts->lang)}};
   p.out = pd_xcalloc(files.n, sizeof *p.out);
   pthread_mutex_init(&p.mu, NULL);
   long jobs = opts->jobs > 0 ? opts->jobs : sysconf(_SC_NPROCESSORS_ONLN);
@@ -377,7 +377,7 @@ char *tr_partial_file(const char *file, const tr_options *opts, bool *failed, ch
     return NULL;
   }
   json_object_seed(0);
-  tr_rank_opts ro = {opts->include_last, opts->gpu};
+  tr_rank_opts ro = {opts->include_last, opts->gpu, tr_lang_of(opts->lang)};
   tr_rank *r = tr_rank_analyze(file, &ro);
   *failed = r->err != NULL;
   json_t *doc = tr_partial_json(r, &ro);

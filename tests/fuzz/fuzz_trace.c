@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "trace/messages.h"
 #include "trace/trace.h"
 #include "trace/read.h"
 #include "base/alloc.h"
@@ -136,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                          .header_keys = (mode & 8) ? NULL : wanted};
     tr_read_stats st;
     char *err = NULL;
-    bool ok = tr_read_file(path[i], &sink, &st, &err);
+    bool ok = tr_read_file(path[i], &sink, &st, TR_EN, &err);
     if (ok == (err != NULL)) abort(); /* the contract: an error message exactly on failure */
     if (n != st.events) abort();
     free(err);

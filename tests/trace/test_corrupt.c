@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "trace/messages.h"
 #include "trace/trace.h"
 #include "trace/rank.h"
 #include "base/alloc.h"
@@ -260,6 +261,22 @@ int main(void) {
   CHECK(text == NULL);
   CHECK(err && strstr(err, trunc) && byte_offset(err) > 0);
   free(err);
+  /* the same in Chinese (issue 28): the reason and the offset, the path as it is */
+  err = NULL;
+  tr_options zh = {.format = "json", .lang = "zh"};
+  text = tr_summarize_opts(trunc, &zh, NULL, &err);
+  CHECK(text == NULL);
+  CHECK(err && strstr(err, trunc) && strstr(err, "gzip 流被截断") && strstr(err, "解压后 JSON 的第 ") &&
+        !strstr(err, "truncated") && !strstr(err, " at byte "));
+  free(err);
+  err = NULL;
+  text = tr_summarize_opts("/nonexistent/trace.json", &zh, NULL, &err);
+  CHECK(text == NULL && err && strstr(err, "没有这个 trace 文件或目录"));
+  free(err);
+  tr_rank_opts zr = {.lang = TR_ZH};
+  tr_rank *rz = tr_rank_analyze(trunc, &zr);
+  CHECK(rz->err && strstr(rz->err, "gzip 流被截断"));
+  tr_rank_free(rz);
   q = pd_xasprintf("'%s'", trunc);
   CHECK_INT(run_cli(q), 2);
   free(q);

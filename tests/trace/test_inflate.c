@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/path.h"
 #include "harness.h"
+#include "trace/messages.h"
 #include "trace/inflate.h"
 
 #define REAL_GZ PD_HTA_DIR "/hta-nccl-parser-config/nccl_data.json.gz"
@@ -21,7 +22,7 @@ static char *slurp(const char *path, const char *engine, size_t *n, char **err) 
   else unsetenv("PERF_DOCTOR_INFLATE");
   *err = NULL;
   *n = 0;
-  tr_src *s = tr_src_open(path, err);
+  tr_src *s = tr_src_open(path, TR_EN, err);
   if (!s) return NULL;
   pd_buf b = {0};
   char chunk[7001]; /* an odd size, so reads end mid-block */

@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "trace/messages.h"
 #include "trace/event.h"
 #include "trace/kname.h"
 #include "trace/read.h"
@@ -202,7 +203,7 @@ static void golden_section(pd_buf *out, const char *rel) {
   names l = {0};
   tr_read_sink sink = {.event = on_event, .ctx = &l};
   tr_read_stats st;
-  CHECK(tr_read_file(path, &sink, &st, &err));
+  CHECK(tr_read_file(path, &sink, &st, TR_EN, &err));
   free(err);
   qsort(l.v, l.n, sizeof *l.v, cmp_str);
   char **t = tr_kname_table((const char *const *)l.v, l.n);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/messages.h"
 #include "trace/event.h"
 #include "trace/iv.h"
 #include "trace/rank.h"
@@ -129,7 +130,7 @@ static void read_text(const char *text, bool want_ok, long want_events, long lon
   tr_read_sink sink = {on_ev, on_hdr, &s, NULL};
   tr_read_stats st;
   char *err = NULL;
-  bool ok = tr_read_file(p, &sink, &st, &err);
+  bool ok = tr_read_file(p, &sink, &st, TR_EN, &err);
   CHECK(ok == want_ok);
   if (ok != want_ok) fprintf(stderr, "read_text(%.60s): %s\n", text, err ? err : "ok");
   CHECK_INT(s.events, want_events);

@@ -34,6 +34,21 @@ expect {"id":8,"result":["<contains>",{"title":"设置 --rollout-num-gpus-per-en
 # Completion: the details too.
 send {"jsonrpc":"2.0","id":9,"method":"textDocument/completion","params":{"textDocument":{"uri":"${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh"},"position":{"line":33,"character":14}}}
 expect {"id":9,"result":{"items":["<contains>",{"label":"--tensor-model-parallel-size","detail":"int · 默认值 1 · Megatron-LM 选项"}]}}
+# The commands' messages: an unknown command, a missing argument, a trace that is not there and
+# one that is not a trace are answered in Chinese (names and byte offsets as they are).
+write traces/bad/rank0.json "{\"traceEvents\": [{\"name\": \"x\", \"ph\": \"X\"} {]}"
+send {"jsonrpc":"2.0","id":12,"method":"workspace/executeCommand","params":{"command":"perfDoctor.nope","arguments":["x"]}}
+expect {"id":12,"error":{"code":-32602,"message":{"<all>":["~未知命令 `perfDoctor.nope`","!~unknown"]}}}
+send {"jsonrpc":"2.0","id":13,"method":"workspace/executeCommand","params":{"command":"perfDoctor.report"}}
+expect {"id":13,"error":{"code":-32602,"message":{"<all>":["~需要一个命令和一个参数","!~needs"]}}}
+send {"jsonrpc":"2.0","id":14,"method":"workspace/executeCommand","params":{"command":"perfDoctor.compareTraces","arguments":["${TMP}/traces/bad"]}}
+expect {"id":14,"error":{"code":-32602,"message":{"<all>":["~perfDoctor.compareTraces：需要两个 trace","!~needs"]}}}
+send {"jsonrpc":"2.0","id":15,"method":"workspace/executeCommand","params":{"command":"perfDoctor.traceSummary","arguments":["${TMP}/traces/none-here"]}}
+expect {"id":15,"error":{"code":-32803,"message":{"<all>":["~none-here：没有这个 trace 文件或目录","!~No such"]}}}
+send {"jsonrpc":"2.0","id":16,"method":"workspace/executeCommand","params":{"command":"perfDoctor.linkTrace","arguments":["${WSURI}/scripts/training/text/run-qwen3-4B-8xgpu.sh","${TMP}/traces/bad/rank0.json"]}}
+expect {"id":16,"error":{"code":-32803,"message":{"<all>":["~rank0.json：JSON 无效：事件之后应为 ',' 或 ']'","~（第 42 字节）","!~invalid","!~at byte"]}}}
+send {"jsonrpc":"2.0","id":17,"method":"workspace/executeCommand","params":{"command":"perfDoctor.memoryBudget","arguments":["${TMP}/nothing.sh"]}}
+expect {"id":17,"error":{"code":-32602,"message":{"<all>":["~需要一个已打开的启动脚本","!~needs"]}}}
 send {"jsonrpc":"2.0","id":10,"method":"shutdown"}
 expect {"id":10,"result":null}
 send {"jsonrpc":"2.0","method":"exit"}
