@@ -201,6 +201,26 @@
   X(EVD_MISMATCH_RANK, "evidence.mismatch.rank", "rank,source")                 \
   X(EVD_MISMATCH_MD, "evidence.mismatch.markdown", "why")                       \
   X(CMD_NEEDS_SCRIPT, "command.needs_script", "command")                        \
+  X(CLI_UNKNOWN_OPTION, "cli.unknown_option", "option") \
+  X(CLI_NO_SCRIPT, "cli.no_script", "") \
+  X(CLI_ONE_SCRIPT, "cli.one_script", "") \
+  X(CLI_NEEDS_VALUE, "cli.needs_value", "option") \
+  X(CLI_ENV_FORM, "cli.env_form", "value") \
+  X(CLI_SEVERITY_FORM, "cli.severity_form", "value") \
+  X(CLI_UNKNOWN_FORMAT, "cli.unknown_format", "value,allowed") \
+  X(CLI_UNKNOWN_LANG, "cli.unknown_language", "value,allowed") \
+  X(CLI_UNKNOWN_LEVEL, "cli.unknown_level", "value,allowed") \
+  X(CLI_UNKNOWN_PARSER, "cli.unknown_parser", "value,allowed") \
+  X(CLI_UNKNOWN_GPU, "cli.unknown_gpu", "value,allowed") \
+  X(CLI_NOT_DIR, "cli.not_directory", "path") \
+  X(CLI_NOT_FILE, "cli.not_file", "path") \
+  X(CLI_NO_SH, "cli.no_sh_scripts", "path") \
+  X(CLI_NO_LAUNCH, "cli.no_launch_scripts", "path") \
+  X(CLI_UNKNOWN_RULE, "cli.unknown_rule", "rule") \
+  X(CLI_TRACE_UNREAD, "cli.trace_unread", "path,n") \
+  X(CLI_NO_CATALOG, "cli.no_flag_catalog", "") \
+  X(CLI_UNEXPECTED_ARG, "cli.unexpected_argument", "arg") \
+  X(CLI_WHICH_RULE, "cli.which_rule", "") \
   X(CMD_NEEDS_ARGS, "command.needs_arguments", "")                              \
   X(CMD_UNKNOWN, "command.unknown", "command")                                  \
   X(CMD_CANNOT_READ, "command.cannot_read", "command,path,why")                 \

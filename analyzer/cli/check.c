@@ -114,7 +114,7 @@ static targets expand_inputs(const co_opts *o, int *status) {
     strv found = {0};
     collect_scripts(&found, o->inputs[i], 0);
     if (!found.n) {
-      fprintf(stderr, "perf-doctor check: %s: no *.sh scripts\n", o->inputs[i]);
+      co_fail1("check", o->msg_lang, AU_MSG_CLI_NO_SH, o->inputs[i]);
       *status = 2;
     }
     for (size_t k = 0; k < found.n; k++) *PD_PUSH(t.v, t.n, t.cap) = (target){found.items[k], i, false};
@@ -158,8 +158,7 @@ static void check_rule_ids(const au_settings *s, const au_rules *rules, int *sta
     for (size_t k = 0; k < au_rules_count(rules) && !known; k++)
       known = !strcmp(au_rule_id(rules, k), s->overrides[i].rule);
     if (!known) {
-      fprintf(stderr, "perf-doctor check: unknown rule '%s' (perf-doctor rules lists them)\n",
-              s->overrides[i].rule);
+      co_fail1("check", s->lang, AU_MSG_CLI_UNKNOWN_RULE, s->overrides[i].rule);
       *status = 2;
     }
   }
@@ -238,8 +237,7 @@ static void check_dirs_had_scripts(const co_opts *o, const targets *t, const boo
       found += launch[k];
     }
     if (files && !found) {
-      fprintf(stderr, "perf-doctor check: %s: no Relax launch scripts (no train command, no *_ARGS array)\n",
-              o->inputs[i]);
+      co_fail1("check", o->msg_lang, AU_MSG_CLI_NO_LAUNCH, o->inputs[i]);
       *status = 2;
     }
   }
@@ -296,7 +294,7 @@ static void print_json(const co_opts *o, const run_out *out, int status) {
 static const evd_trace *trace_at(const co_opts *o, run_out *out, const char *path, int *status) {
   for (size_t i = 0; i < out->ntraces; i++)
     if (!strcmp(evd_path(out->traces[i]), path)) return out->traces[i];
-  tr_options topt = {.format = "json", .gpu = o->gpu};
+  tr_options topt = {.format = "json", .gpu = o->gpu, .lang = o->msg_lang};
   int failed = 0;
   char *err = NULL;
   json_t *summary = tr_summarize_value(path, &topt, &failed, &err);
@@ -306,7 +304,10 @@ static const evd_trace *trace_at(const co_opts *o, run_out *out, const char *pat
     *status = 2;
     return NULL;
   }
-  if (failed) fprintf(stderr, "perf-doctor check: --trace %s: %d file(s) could not be read (see the trace object)\n", path, failed);
+  if (failed) {
+    ax_value a[2] = {ax_str(path), ax_num(failed)};
+    co_fail("check", o->msg_lang, AU_MSG_CLI_TRACE_UNREAD, a);
+  }
   evd_trace *tr = evd_trace_from(summary, path);
   json_decref(summary);
   out->traces = pd_xrealloc(out->traces, (out->ntraces + 1) * sizeof *out->traces);

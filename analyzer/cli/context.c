@@ -10,11 +10,11 @@
 
 static int context_usage(FILE *f) {
   fputs("usage: perf-doctor context SCRIPT [--format json|text] [--gpu TYPE]\n"
-        "                           [--model-config-dir DIR] [--relax-src DIR]\n"
+        "                           [--model-config-dir DIR] [--relax-src DIR] [--lang en|zh]\n"
         "Prints what the analyzer understood of a launch script: the flags argparse would see\n"
         "(last occurrence wins), what argparse makes of each (with the flag catalog: the built-in\n"
         "one, or Relax's options read from the checkout the script is in or --relax-src), where\n"
-        "each comes from, and the derived context.\n",
+        "each comes from, and the derived context. --lang: the language of its errors.\n",
         f);
   return f == stdout ? 0 : 2;
 }
@@ -22,30 +22,32 @@ static int context_usage(FILE *f) {
 int pd_cmd_context(int argc, char **argv) {
   const char *script = NULL, *format = "text", *relax_src = NULL;
   sm_options opt = {0};
+  const char *say = co_lang_of(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return context_usage(stdout);
     if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir") ||
-         !strcmp(a, "--relax-src")) && i + 1 < argc) {
+         !strcmp(a, "--relax-src") || !strcmp(a, "--lang")) && i + 1 < argc) {
       const char *v = argv[++i];
       if (!strcmp(a, "--format")) format = v;
       else if (!strcmp(a, "--gpu")) opt.gpu = v;
       else if (!strcmp(a, "--relax-src")) relax_src = v;
+      else if (!strcmp(a, "--lang")) continue; /* co_lang_of read it: the language of errors */
       else opt.model_config_dir = v;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "perf-doctor context: unknown option '%s'\n", a);
+      co_fail1("context", say, AU_MSG_CLI_UNKNOWN_OPTION, a);
       return context_usage(stderr);
     } else if (!script) {
       script = a;
     } else {
-      fprintf(stderr, "perf-doctor context: one script at a time\n");
+      co_fail("context", say, AU_MSG_CLI_ONE_SCRIPT, NULL);
       return context_usage(stderr);
     }
   }
   if (!script) return context_usage(stderr);
   if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
-    fprintf(stderr, "perf-doctor context: --format must be json or text\n");
-    return 2;
+    static const char *const formats[] = {"json", "text", NULL};
+    return co_bad_value("context", say, AU_MSG_CLI_UNKNOWN_FORMAT, format, formats);
   }
   char *err = NULL;
   fc_catalog *builtin = fc_builtin(&err);

@@ -36,16 +36,20 @@ static int parse(int argc, char **argv, flags_opts *o) {
                         : NULL;
     if (slot && i + 1 < argc) *slot = argv[++i];
     else if (slot || (a[0] == '-' && a[1] != '-'))
-      return fprintf(stderr, "perf-doctor flags: %s %s\n%s", a, slot ? "needs a value" : "is not an option", flags_usage), 2;
+      return co_fail1("flags", co_lang_of(argc, argv), slot ? AU_MSG_CLI_NEEDS_VALUE : AU_MSG_CLI_UNKNOWN_OPTION, a),
+             fputs(flags_usage, stderr), 2;
     else *PD_PUSH(o->names, o->nnames, o->cap) = a; /* --names are what we look up */
   }
+  static const char *const formats[] = {"md", "json", NULL}, *const langs[] = {"en", "zh", NULL},
+                           *const parsers[] = {"relax", "megatron", "sglang", "pre", NULL};
+  const char *say = co_lang_of(argc, argv);
   if (o->format && strcmp(o->format, "md") && strcmp(o->format, "json"))
-    return fprintf(stderr, "perf-doctor flags: unknown format '%s' (md, json)\n", o->format), 2;
+    return co_bad_value("flags", say, AU_MSG_CLI_UNKNOWN_FORMAT, o->format, formats);
   if (o->lang && strcmp(o->lang, "en") && strcmp(o->lang, "zh"))
-    return fprintf(stderr, "perf-doctor flags: unknown language '%s' (en, zh)\n", o->lang), 2;
+    return co_bad_value("flags", say, AU_MSG_CLI_UNKNOWN_LANG, o->lang, langs);
   if (o->parser && strcmp(o->parser, "relax") && strcmp(o->parser, "megatron") &&
       strcmp(o->parser, "sglang") && strcmp(o->parser, "pre"))
-    return fprintf(stderr, "perf-doctor flags: unknown parser '%s' (relax, megatron, sglang, pre)\n", o->parser), 2;
+    return co_bad_value("flags", say, AU_MSG_CLI_UNKNOWN_PARSER, o->parser, parsers);
   if (!o->lang) o->lang = co_default_lang();
   if (!o->format) o->format = "md";
   return -1;
@@ -135,7 +139,7 @@ int pd_cmd_flags(int argc, char **argv) {
   ps_catalogs *cc = ps_catalogs_new();
   const fc_catalog *cat = co_catalog(cc, au_rules_flags(rules), "flags", o.relax_src ? o.relax_src : "", NULL);
   if (!cat) {
-    fputs("perf-doctor flags: no flag catalog in this build\n", stderr);
+    co_fail("flags", o.lang, AU_MSG_CLI_NO_CATALOG, NULL);
     st = 2;
   } else if (o.nnames) {
     st = show(rules, cat, &o);

@@ -11,6 +11,8 @@
 #include "base/limits.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "audit/audit.h"
+#include "audit/messages.h"
 #include "pysrc/pysrc.h"
 
 const char *co_default_lang(void) {
@@ -22,20 +24,52 @@ const char *co_default_lang(void) {
   return "en";
 }
 
+const char *co_lang_of(int argc, char **argv) {
+  const char *lang = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--")) break;
+    if (!strcmp(argv[i], "--lang") && i + 1 < argc) lang = argv[++i];
+    else if (!strncmp(argv[i], "--lang=", 7)) lang = argv[i] + 7;
+  }
+  return lang && (!strcmp(lang, "en") || !strcmp(lang, "zh")) ? lang : co_default_lang();
+}
+
+int co_fail(const char *cmd, const char *lang, au_msg_id id, const ax_value *args) {
+  /* an error path: the built-in messages are loaded for this one sentence */
+  char **errs = NULL;
+  size_t nerrs = 0;
+  au_rules *rules = au_rules_load(NULL, &errs, &nerrs);
+  for (size_t i = 0; i < nerrs; i++) free(errs[i]); /* a broken catalog renders the key: still an error */
+  free(errs);
+  char *msg = au_msg(au_rules_messages(rules), id, lang, NULL, args);
+  fprintf(stderr, "perf-doctor %s: %s\n", cmd, msg);
+  free(msg);
+  au_rules_free(rules);
+  return 2;
+}
+
+int co_fail1(const char *cmd, const char *lang, au_msg_id id, const char *arg) {
+  ax_value a = ax_str(arg);
+  return co_fail(cmd, lang, id, &a);
+}
+
 static bool one_of(const char *v, const char *const *allowed) {
   for (size_t i = 0; allowed[i]; i++)
     if (!strcmp(v, allowed[i])) return true;
   return false;
 }
 
-static void list_values(FILE *f, const char *const *allowed) {
-  for (size_t i = 0; allowed[i]; i++) fprintf(f, "%s%s", i ? ", " : "", allowed[i]);
+static char *list_values(const char *const *allowed) {
+  pd_buf b = {0};
+  for (size_t i = 0; allowed[i]; i++) pd_buf_printf(&b, "%s%s", i ? ", " : "", allowed[i]);
+  return pd_buf_take(&b);
 }
 
-static int bad_value(const char *cmd, const char *what, const char *v, const char *const *allowed) {
-  fprintf(stderr, "perf-doctor %s: unknown %s '%s' (", cmd, what, v);
-  list_values(stderr, allowed);
-  fputs(")\n", stderr);
+int co_bad_value(const char *cmd, const char *lang, au_msg_id id, const char *v, const char *const *allowed) {
+  char *list = list_values(allowed);
+  ax_value a[2] = {ax_str(v), ax_str(list)};
+  co_fail(cmd, lang, id, a);
+  free(list);
   return 2;
 }
 
@@ -47,6 +81,7 @@ static void add_override(co_opts *o, const char *rule, size_t n, int sev) {
 
 /* --disable R-X,R-Y and --severity R-X=info. */
 static int rule_option(const char *cmd, co_opts *o, bool disable, const char *v) {
+  const char *lang = o->msg_lang;
   if (disable) {
     for (const char *p = v; *p;) {
       const char *comma = strchr(p, ',');
@@ -59,8 +94,7 @@ static int rule_option(const char *cmd, co_opts *o, bool disable, const char *v)
   const char *eq = strchr(v, '=');
   int sev = eq ? au_settings_severity(eq + 1) : -2;
   if (!eq || eq == v || sev == -2) {
-    fprintf(stderr, "perf-doctor %s: --severity wants RULE=off|info|warn|critical, not '%s'\n", cmd, v);
-    return 2;
+    return co_fail1(cmd, lang, AU_MSG_CLI_SEVERITY_FORM, v);
   }
   add_override(o, v, (size_t)(eq - v), sev);
   return -1;
@@ -85,8 +119,7 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
   }
   if (!names[k]) return 1;
   if (!val) {
-    fprintf(stderr, "perf-doctor %s: %s needs a value\n", cmd, names[k]);
-    return 2;
+    return co_fail1(cmd, o->msg_lang, AU_MSG_CLI_NEEDS_VALUE, names[k]);
   }
   const char **slot[] = {&o->format, &o->lang, &o->gpu, &o->model_config_dir, &o->rules_file,
                          &o->fail_on, &o->config, &o->base_dir, &o->trace, &o->relax_src};
@@ -96,8 +129,7 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
   }
   if (k == 10) {
     if (!strchr(val, '=') || val[0] == '=') {
-      fprintf(stderr, "perf-doctor %s: --env wants NAME=VALUE, not '%s'\n", cmd, val);
-      return 2;
+      return co_fail1(cmd, o->msg_lang, AU_MSG_CLI_ENV_FORM, val);
     }
     *PD_PUSH(o->env, o->nenv, o->env_cap) = val;
     return -1;
@@ -109,28 +141,29 @@ static int value_option(const char *cmd, co_opts *o, int argc, char **argv, int 
 static int check_values(const char *cmd, const char *const *formats, const co_opts *o) {
   static const char *const langs[] = {"en", "zh", NULL};
   static const char *const levels[] = {"critical", "warn", "info", NULL};
-  if (o->format && !one_of(o->format, formats)) return bad_value(cmd, "format", o->format, formats);
-  if (o->lang && !one_of(o->lang, langs)) return bad_value(cmd, "language", o->lang, langs);
-  if (o->fail_on && !one_of(o->fail_on, levels)) return bad_value(cmd, "level", o->fail_on, levels);
+  const char *lang = o->msg_lang;
+  if (o->format && !one_of(o->format, formats)) return co_bad_value(cmd, lang, AU_MSG_CLI_UNKNOWN_FORMAT, o->format, formats);
+  if (o->lang && !one_of(o->lang, langs)) return co_bad_value(cmd, lang, AU_MSG_CLI_UNKNOWN_LANG, o->lang, langs);
+  if (o->fail_on && !one_of(o->fail_on, levels)) return co_bad_value(cmd, lang, AU_MSG_CLI_UNKNOWN_LEVEL, o->fail_on, levels);
   pd_device custom;
   if (o->gpu && !pd_device_find(o->gpu, &custom)) {
-    fprintf(stderr, "perf-doctor %s: unknown GPU '%s' (known:", cmd, o->gpu);
-    for (size_t i = 0; i < pd_device_count(); i++)
-      fprintf(stderr, "%s %s", i ? "," : "", pd_device_at(i)->id);
-    fputs(")\n", stderr);
-    return 2;
+    const char *ids[64];
+    size_t n = 0;
+    for (size_t i = 0; i < pd_device_count() && n + 1 < sizeof ids / sizeof ids[0]; i++) ids[n++] = pd_device_at(i)->id;
+    ids[n] = NULL;
+    return co_bad_value(cmd, lang, AU_MSG_CLI_UNKNOWN_GPU, o->gpu, ids);
   }
   struct stat st;
   const char *dirs[] = {o->model_config_dir, o->base_dir};
   for (int i = 0; i < 2; i++)
     if (dirs[i] && (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))) {
-      fprintf(stderr, "perf-doctor %s: %s: %s\n", cmd, dirs[i],
-              stat(dirs[i], &st) != 0 ? strerror(errno) : "not a directory");
+      if (stat(dirs[i], &st) == 0) return co_fail1(cmd, lang, AU_MSG_CLI_NOT_DIR, dirs[i]);
+      fprintf(stderr, "perf-doctor %s: %s: %s\n", cmd, dirs[i], strerror(errno));
       return 2;
     }
   if (o->config && (stat(o->config, &st) != 0 || !S_ISREG(st.st_mode))) {
-    fprintf(stderr, "perf-doctor %s: --config %s: %s\n", cmd, o->config,
-            stat(o->config, &st) != 0 ? strerror(errno) : "not a file");
+    if (stat(o->config, &st) == 0) return co_fail1(cmd, lang, AU_MSG_CLI_NOT_FILE, o->config);
+    fprintf(stderr, "perf-doctor %s: --config %s: %s\n", cmd, o->config, strerror(errno));
     return 2;
   }
   return -1;
@@ -139,6 +172,7 @@ static int check_values(const char *cmd, const char *const *formats, const co_op
 int co_parse(const char *cmd, const char *usage, const char *const *formats, int argc, char **argv,
              co_opts *o) {
   memset(o, 0, sizeof *o);
+  o->msg_lang = co_lang_of(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return fputs(usage, stdout), 0;
@@ -155,13 +189,15 @@ int co_parse(const char *cmd, const char *usage, const char *const *formats, int
     if (r == 2) return 2;
     if (r < 0) continue;
     if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "perf-doctor %s: unknown option %s\n%s", cmd, a, usage);
+      co_fail1(cmd, o->msg_lang, AU_MSG_CLI_UNKNOWN_OPTION, a);
+      fputs(usage, stderr);
       return 2;
     }
     *PD_PUSH(o->inputs, o->ninputs, o->inputs_cap) = a;
   }
   if (!o->ninputs) {
-    fprintf(stderr, "perf-doctor %s: no script given\n%s", cmd, usage);
+    co_fail(cmd, o->msg_lang, AU_MSG_CLI_NO_SCRIPT, NULL);
+    fputs(usage, stderr);
     return 2;
   }
   return check_values(cmd, formats, o);

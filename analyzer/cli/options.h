@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "audit/messages.h"
 #include "audit/settings.h"
 #include "pysrc/pysrc.h"
 
@@ -24,6 +25,7 @@ typedef struct {
   const char **inputs;          /* scripts and directories */
   size_t ninputs, inputs_cap;
   au_override *overrides;       /* --disable R-X[,R-Y] (-1) and --severity R-X=info */
+  const char *msg_lang;         /* what errors are said in: --lang's value, else the locale's */
   size_t noverrides, overrides_cap;
 } co_opts;
 
@@ -53,5 +55,16 @@ const fc_catalog *co_catalog(ps_catalogs *cc, const fc_catalog *builtin, const c
 
 /* en, or zh when the locale says Chinese. */
 const char *co_default_lang(void);
+/* --lang's value in argv (the last one, before any `--`) when it is en or zh, else the locale's:
+ * the language of the errors a command says before (or instead of) parsing its options. */
+const char *co_lang_of(int argc, char **argv);
+
+/* Says message id (audit/messages.h; args as its entry names them) on stderr as
+ * "perf-doctor CMD: ..." in lang. Returns 2, the usage-error status. */
+int co_fail(const char *cmd, const char *lang, au_msg_id id, const ax_value *args);
+/* co_fail with the one string argument id takes. */
+int co_fail1(const char *cmd, const char *lang, au_msg_id id, const char *arg);
+/* "unknown <what> 'v' (a, b, c)": message id with v and the allowed values (NULL-terminated). */
+int co_bad_value(const char *cmd, const char *lang, au_msg_id id, const char *v, const char *const *allowed);
 
 #endif

@@ -38,23 +38,14 @@ static int fail(const au_messages *ms, const char *lang, au_msg_id id, const cha
   return 2;
 }
 
-/* --lang's value (the last one given), else the locale's language. */
-static const char *lang_of(int argc, char **argv) {
-  const char *lang = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--lang") && i + 1 < argc) lang = argv[++i];
-    else if (!strncmp(argv[i], "--lang=", 7)) lang = argv[i] + 7;
-  }
-  return lang ? lang : co_default_lang();
-}
-
 /* -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, profile_args *pa, const au_messages *ms) {
   const char *lang = pa->lang;
-  if (strcmp(lang, "en") != 0 && strcmp(lang, "zh") != 0) return fail(ms, "en", AU_MSG_PROF_ERR_LANG, lang, false);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage, stdout), 0;
+    const char *lv = !strncmp(a, "--lang=", 7) ? a + 7 : !strcmp(a, "--lang") && i + 1 < argc ? argv[i + 1] : NULL;
+    if (lv && strcmp(lv, "en") != 0 && strcmp(lv, "zh") != 0) return fail(ms, lang, AU_MSG_PROF_ERR_LANG, lv, false);
     if (!strncmp(a, "--lang=", 7)) continue;
     if ((!strcmp(a, "--format") || !strcmp(a, "--gpu") || !strcmp(a, "--model-config-dir") || !strcmp(a, "--lang")) &&
         i + 1 < argc) {
@@ -109,7 +100,7 @@ int pd_cmd_profile(int argc, char **argv) {
   }
   free(errs);
   const au_messages *ms = au_rules_messages(rules);
-  profile_args pa = {.format = "md", .lang = lang_of(argc, argv)};
+  profile_args pa = {.format = "md", .lang = co_lang_of(argc, argv)};
   int st = parse(argc, argv, &pa, ms);
   if (st < 0) st = run(&pa, rules, ms);
   au_rules_free(rules);

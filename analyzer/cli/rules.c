@@ -27,6 +27,8 @@ typedef struct {
 
 static int parse(const char *cmd, const char *usage, int argc, char **argv, rules_opts *o, bool want_id) {
   memset(o, 0, sizeof *o);
+  static const char *const formats[] = {"md", "json", NULL}, *const langs[] = {"en", "zh", NULL};
+  const char *say = co_lang_of(argc, argv);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) return fputs(usage, stdout), 0;
@@ -36,20 +38,20 @@ static int parse(const char *cmd, const char *usage, int argc, char **argv, rule
     if (slot && i + 1 < argc) {
       *slot = argv[++i];
     } else if (slot || a[0] == '-') {
-      fprintf(stderr, "perf-doctor %s: %s %s\n%s", cmd, a, slot ? "needs a value" : "is not an option", usage);
-      return 2;
+      co_fail1(cmd, say, slot ? AU_MSG_CLI_NEEDS_VALUE : AU_MSG_CLI_UNKNOWN_OPTION, a);
+      return fputs(usage, stderr), 2;
     } else if (want_id && !o->id) {
       o->id = a;
     } else {
-      fprintf(stderr, "perf-doctor %s: unexpected argument '%s'\n%s", cmd, a, usage);
-      return 2;
+      co_fail1(cmd, say, AU_MSG_CLI_UNEXPECTED_ARG, a);
+      return fputs(usage, stderr), 2;
     }
   }
-  if (want_id && !o->id) return fprintf(stderr, "perf-doctor %s: which rule?\n%s", cmd, usage), 2;
+  if (want_id && !o->id) return co_fail(cmd, say, AU_MSG_CLI_WHICH_RULE, NULL), fputs(usage, stderr), 2;
   if (o->format && strcmp(o->format, "md") && strcmp(o->format, "json"))
-    return fprintf(stderr, "perf-doctor %s: unknown format '%s' (md, json)\n", cmd, o->format), 2;
+    return co_bad_value(cmd, say, AU_MSG_CLI_UNKNOWN_FORMAT, o->format, formats);
   if (o->lang && strcmp(o->lang, "en") && strcmp(o->lang, "zh"))
-    return fprintf(stderr, "perf-doctor %s: unknown language '%s' (en, zh)\n", cmd, o->lang), 2;
+    return co_bad_value(cmd, say, AU_MSG_CLI_UNKNOWN_LANG, o->lang, langs);
   if (!o->lang) o->lang = co_default_lang();
   return -1;
 }
@@ -136,7 +138,7 @@ int pd_cmd_explain(int argc, char **argv) {
   au_rules *rules = load("explain", o.rules_file, &status);
   char *page = au_rule_page(rules, o.id, o.lang);
   if (!page) {
-    fprintf(stderr, "perf-doctor explain: no rule '%s' (perf-doctor rules lists them)\n", o.id);
+    co_fail1("explain", o.lang, AU_MSG_CLI_UNKNOWN_RULE, o.id);
     au_rules_free(rules);
     return 2;
   }

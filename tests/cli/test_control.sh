@@ -22,7 +22,24 @@ check "explain: why, when, fix, skip-if, sources, example, control" 'echo "$out"
 out=$("$BIN" explain R-C01 --lang zh)
 check "explain zh" 'echo "$out" | grep -q "## 原因"'
 "$BIN" explain R-X99 >/dev/null 2>"$tmp/err"; st=$?
-check "explain unknown rule -> 2" '[ $st -eq 2 ] && grep -q "no rule .R-X99." "$tmp/err"'
+check "explain unknown rule -> 2" '[ $st -eq 2 ] && grep -q "unknown rule .R-X99." "$tmp/err"'
+# every command's usage errors are said in --lang (issue 28): names and values as they are
+"$BIN" explain R-X99 --lang zh >/dev/null 2>"$tmp/err"; st=$?
+check "explain unknown rule, zh" '[ $st -eq 2 ] && grep -q "未知规则 .R-X99." "$tmp/err" && ! grep -q "unknown" "$tmp/err"'
+"$BIN" check --lang zh --format xml "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null 2>"$tmp/err"; st=$?
+check "check bad format, zh" '[ $st -eq 2 ] && grep -q "未知格式 .xml.（可选：md, json, sarif）" "$tmp/err"'
+"$BIN" check --lang zh --gpu TPU9 "$FX/text/run-qwen3-4B-8xgpu.sh" >/dev/null 2>"$tmp/err"; st=$?
+check "check unknown GPU, zh, with the table's ids" '[ $st -eq 2 ] && grep -q "未知 GPU .TPU9.（已知：H20-96G, " "$tmp/err" && grep -q "P800" "$tmp/err"'
+"$BIN" check --lang=zh --bogus >/dev/null 2>"$tmp/err"; st=$?
+check "check unknown option, zh" '[ $st -eq 2 ] && grep -q "未知选项 --bogus" "$tmp/err"'
+"$BIN" context --lang zh a.sh b.sh >/dev/null 2>"$tmp/err"; st=$?
+check "context one script, zh" '[ $st -eq 2 ] && grep -q "一次只能处理一个脚本" "$tmp/err"'
+"$BIN" flags --lang zh --parser nope >/dev/null 2>"$tmp/err"; st=$?
+check "flags unknown parser, zh" '[ $st -eq 2 ] && grep -q "未知解析器 .nope." "$tmp/err"'
+LC_ALL= LC_MESSAGES= LANG=zh_CN.UTF-8 "$BIN" rules --format xml >/dev/null 2>"$tmp/err"; st=$?
+check "the locale decides without --lang" '[ $st -eq 2 ] && grep -q "未知格式" "$tmp/err"'
+"$BIN" rules --format xml --lang en >/dev/null 2>"$tmp/err"; st=$?
+check "and --lang en says it in English" '[ $st -eq 2 ] && grep -q "unknown format .xml. (md, json)" "$tmp/err"'
 "$BIN" rules --pages "$tmp/pages" >/dev/null
 check "docs/rules is current (regenerate: perf-doctor rules --pages docs/rules)" 'diff -r "$tmp/pages" "$ROOT/docs/rules" >/dev/null'
 check "version names the commit or says it has none" '"$BIN" version | grep -Eq "^perf-doctor [0-9]+\.[0-9]+\.[0-9]+ \((commit [0-9a-f]+|not built from a git checkout)\)$"'
