@@ -427,7 +427,9 @@ static void report_case(const run_ctx *x, const ac_rule *r, const ac_case *c, bo
   f->borderline = borderline;
   f->certainty = in.cert;
   fill_texts(x, f, r, c);
-  f->flag = loc ? pd_xstrdup(loc->name) : flag_name ? pd_xstrdup(flag_name) : NULL;
+  /* a condition about one flag occurrence (an unknown spelling, a missing value) is about it */
+  const char *cond_flag = at ? at->flag : NULL;
+  f->flag = loc ? pd_xstrdup(loc->name) : cond_flag ? pd_xstrdup(cond_flag) : flag_name ? pd_xstrdup(flag_name) : NULL;
   f->setting = at ? condition_setting(x, at) : setting_text(x, loc, flag_name);
   if (at) {
     f->file = at->file;
