@@ -391,11 +391,43 @@ static bool commented_definition(const sm_model *m, const char *name) {
   return false;
 }
 
+/* The value another train command gives `name` (its last occurrence, `--x v` or `--x=v`): the
+ * catalog's default when absent, NAN when the shell's value is not known. */
+static double alt_num(const au_facts *f, const sm_condition *c, const char *name) {
+  size_t n = strlen(name);
+  const char *v = NULL;
+  bool seen = false;
+  for (size_t i = 0; i < c->nwords; i++) {
+    const char *w = c->words[i];
+    if (!w || strncmp(w, name, n) != 0 || (w[n] != '\0' && w[n] != '=')) continue;
+    seen = true;
+    v = w[n] == '=' ? w + n + 1 : i + 1 < c->nwords ? c->words[i + 1] : NULL;
+  }
+  if (!seen) return catalog_default(f, name);
+  double x;
+  return v && pd_parse_double(v, &x) ? x : NAN;
+}
+
+/* Its actor GPUs: `--resource`'s "actor": [1, N] (the shape compute_resources reads), else NAN. */
+static double alt_actor_gpus(const sm_condition *c) {
+  const char *v = NULL;
+  for (size_t i = 0; i + 1 < c->nwords; i++)
+    if (c->words[i] && !strcmp(c->words[i], "--resource")) v = c->words[i + 1];
+  json_t *j = v ? json_loads(v, 0, NULL) : NULL, *a = json_object_get(j, "actor");
+  double g = NAN;
+  if (json_is_array(a) && json_array_size(a) == 2 && json_integer_value(json_array_get(a, 0)) == 1 &&
+      json_is_integer(json_array_get(a, 1)))
+    g = (double)json_integer_value(json_array_get(a, 1));
+  json_decref(j);
+  return g;
+}
+
 void af_condition(au_facts *f, const sm_condition *c) {
   static const af_id ids[] = {AF_COND_CODE,    AF_COND_SUBJECT, AF_COND_FLAG,  AF_COND_SIMILAR,
                               AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD,
                               AF_COND_COMMENTED, AF_COND_SUGGEST, AF_COND_BASH, AF_COND_OPEN,
-                              AF_COND_OPEN_LINE, AF_COND_CLOSER};
+                              AF_COND_OPEN_LINE, AF_COND_CLOSER, AF_COND_ALT_G_A, AF_COND_ALT_TP,
+                              AF_COND_ALT_PP, AF_COND_ALT_CP};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -412,6 +444,12 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_set(f, AF_COND_OPEN, ax_str(c->opener));
   af_setu(f, AF_COND_OPEN_LINE, c->opener ? (double)c->opened.start_line + 1 : NAN);
   af_set(f, AF_COND_CLOSER, ax_str(c->closer));
+  /* another train command: the layout it would start with (its own words only) */
+  bool alt = c->nwords > 0;
+  af_setu(f, AF_COND_ALT_G_A, alt ? alt_actor_gpus(c) : NAN);
+  af_setu(f, AF_COND_ALT_TP, alt ? alt_num(f, c, "--tensor-model-parallel-size") : NAN);
+  af_setu(f, AF_COND_ALT_PP, alt ? alt_num(f, c, "--pipeline-model-parallel-size") : NAN);
+  af_setu(f, AF_COND_ALT_CP, alt ? alt_num(f, c, "--context-parallel-size") : NAN);
 }
 
 /* ---- derivation ----

@@ -65,7 +65,9 @@
   X(COND_SIMILAR, "cond_similar", CONDITION) X(COND_MISSING, "cond_missing", CONDITION) X(COND_MESSAGE, "cond_message", CONDITION)   \
   X(COND_UNREAD, "cond_unread", CONDITION) X(COND_COMMENTED, "cond_commented", CONDITION) X(COND_SUGGEST, "cond_suggest", CONDITION) \
   X(COND_BASH, "cond_bash", CONDITION) X(COND_OPEN, "cond_open", CONDITION) X(COND_OPEN_LINE, "cond_open_line", CONDITION) \
-  X(COND_CLOSER, "cond_closer", CONDITION)
+  X(COND_CLOSER, "cond_closer", CONDITION) X(COND_ALT_G_A, "cond_alt_g_a", CONDITION)                   \
+  X(COND_ALT_TP, "cond_alt_tp", CONDITION) X(COND_ALT_PP, "cond_alt_pp", CONDITION)                   \
+  X(COND_ALT_CP, "cond_alt_cp", CONDITION)
 
 /* The steps of af_compute, in order. */
 #define AF_STEPS(X)                                                                              \

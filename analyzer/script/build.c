@@ -51,6 +51,8 @@ void sm_conds_copy(sm_condition *d, const sm_condition *s, size_t n) {
     d[i].suggest = s[i].suggest ? pd_xstrdup(s[i].suggest) : NULL;
     d[i].opener = s[i].opener ? pd_xstrdup(s[i].opener) : NULL;
     d[i].closer = s[i].closer ? pd_xstrdup(s[i].closer) : NULL;
+    d[i].words = s[i].nwords ? pd_xmalloc(s[i].nwords * sizeof *d[i].words) : NULL;
+    for (size_t k = 0; k < s[i].nwords; k++) d[i].words[k] = s[i].words[k] ? pd_xstrdup(s[i].words[k]) : NULL;
   }
 }
 
@@ -70,6 +72,8 @@ void sm_conds_free(sm_condition *c, size_t n) {
     free(c[i].suggest);
     free(c[i].opener);
     free(c[i].closer);
+    for (size_t k = 0; k < c[i].nwords; k++) free(c[i].words[k]);
+    free(c[i].words);
   }
   free(c);
 }
@@ -319,6 +323,7 @@ static uint64_t walk_digest(const sm_walk *w) {
     h = mix_str(mix_str(mix_str(mix_str(h, c->code), c->message), c->subject), c->flag);
     int v[3] = {(int)c->level, c->file, c->missing};
     h = mix_range(pd_hash(h, v, sizeof v), c->range);
+    for (size_t k = 0; k < c->nwords; k++) h = mix_str(h, c->words[k]);
   }
   for (size_t i = 0; i < w->train.n; i++) {
     const sh_field *f = &w->train.v[i];

@@ -190,6 +190,11 @@ typedef struct {
                             file, only this parser could not read it */
   char *opener, *closer; /* or NULL */
   sm_range opened;
+  /* train-line-extra, train-line-skipped (in a branch the walk did not take): the words of that
+     train command after its entrypoint, as the shell passes them (arrays spread); NULL where a
+     word's value is not known */
+  char **words;
+  size_t nwords;
 } sm_condition;
 
 /* What the script states about the job besides its flags: the model config it sources, what its

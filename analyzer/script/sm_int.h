@@ -122,6 +122,13 @@ bool sm_looks_like_flag(const char *s);
 TSNode *sm_children(TSNode n, uint32_t *count);
 bool sm_is_launcher_name(const char *s);
 
+/* train.c: the train command argv of command n: the first one becomes the walk's train, later
+ * ones condition train-line-extra. */
+void sm_consider_train(sm_builder *b, int file, TSNode cmd, sh_fields *argv, bool cond);
+/* The train commands inside n, a branch the walk does not take: condition train-line-skipped
+ * each, with its words expanded as the state is here (nothing else in n is walked). */
+void sm_skipped_trains(sm_builder *b, int file, TSNode n);
+
 /* source.c */
 void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg);
 int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */, size_t len,

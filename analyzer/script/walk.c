@@ -424,56 +424,6 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
 }
 
 
-static const char *const launchers[] = {"ray",  "stdbuf", "nohup",    "env",  "timeout",
-                                        "exec", "time",   "torchrun", "srun", "numactl"};
-
-/* A command name the train line can start with (its last path component is looked at). */
-bool sm_is_launcher_name(const char *s) {
-  const char *t = pd_path_base(s);
-  if (!strncmp(t, "python", 6)) return true;
-  for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
-    if (!strcmp(t, launchers[i])) return true;
-  return false;
-}
-
-static bool is_launcher_field(const sh_field *f) {
-  if (!f->resolved) return true; /* "${TRAIN_PYTHON}" */
-  return sm_is_launcher_name(f->text);
-}
-
-/* Index of the entrypoint in argv, or -1. */
-static long find_entrypoint(const sh_fields *argv) {
-  for (size_t i = 0; i < argv->n; i++) {
-    const char *t = argv->v[i].text;
-    if (!argv->v[i].resolved) continue;
-    if (i > 0 && !strcmp(t, "relax.entrypoints.train") && !strcmp(argv->v[i - 1].text, "-m"))
-      return (long)i;
-    if (pd_str_ends(t, "relax/entrypoints/train.py")) return (long)i;
-  }
-  return -1;
-}
-
-static void consider_train(sm_builder *b, int file, TSNode cmd, sh_fields *argv, bool cond) {
-  long ep = find_entrypoint(argv);
-  if (ep >= 0) b->unrepeatable = true;
-  if (ep < 0 || argv->n == 0 || !is_launcher_field(&argv->v[0])) return;
-  sm_range r = sh_node_range(cmd);
-  if (b->w.train_found) {
-    sm_add_cond(b, SM_INFO, "train-line-extra", file, r,
-             pd_xasprintf("another train command at line %u; the first one (line %u) is analysed",
-                          r.start_line + 1, b->w.train_range.start_line + 1));
-    return;
-  }
-  b->w.train_found = true;
-  b->w.train_file = file;
-  b->w.train_range = r;
-  for (size_t i = (size_t)ep + 1; i < argv->n; i++) {
-    sh_fields_push(&b->w.train, &argv->v[i]);
-    if (cond && b->w.train.v[b->w.train.n - 1].group == NULL)
-      b->w.train.v[b->w.train.n - 1].conditional = true;
-  }
-}
-
 /* `printf -v VAR FORMAT ARGS...`: VAR gets the output when every word is known. */
 static void printf_to_var(sm_builder *b, int file, TSNode n, bool cond) {
   sh_file sf = sm_shfile(b, file);
@@ -613,7 +563,7 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
   }
   on_path(b, &argv, 0);
-  consider_train(b, file, n, &argv, cond);
+  sm_consider_train(b, file, n, &argv, cond);
   sh_fields_free(&argv);
 }
 
@@ -759,7 +709,7 @@ static void recover(sm_builder *b, int file, TSNode n, bool cond) {
       sm_ref_uses(b, file, c, false);
       sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
     }
-    consider_train(b, file, n, &argv, cond);
+    sm_consider_train(b, file, n, &argv, cond);
     sh_fields_free(&argv);
   }
   free(kids);
@@ -885,6 +835,10 @@ static bool if_branch(sm_builder *b, int file, TSNode n, bool cond, bool *maybe)
     }
     if (r.status == SM_UNKNOWN) *maybe = true;
     else ran = true;
+  } else {
+    for (i++; i < nk; i++)
+      if (ts_node_is_named(kids[i]) && !bs_is(kids[i], BS_ELIF_CLAUSE) && !bs_is(kids[i], BS_ELSE_CLAUSE))
+        sm_skipped_trains(b, file, kids[i]);
   }
   free(conds);
   free(kids);
@@ -895,12 +849,14 @@ static bool if_branch(sm_builder *b, int file, TSNode n, bool cond, bool *maybe)
  * that may run conditional. */
 static void if_statement(sm_builder *b, int file, TSNode n, bool cond) {
   bool maybe = false; /* an earlier branch may have run */
-  if (if_branch(b, file, n, cond, &maybe)) return;
+  bool done = if_branch(b, file, n, cond, &maybe);
   uint32_t nk;
   TSNode *kids = sm_children(n, &nk);
   for (uint32_t i = 0; i < nk; i++) {
-    if (bs_is(kids[i], BS_ELIF_CLAUSE)) {
-      if (if_branch(b, file, kids[i], cond, &maybe)) break;
+    if (done && (bs_is(kids[i], BS_ELIF_CLAUSE) || bs_is(kids[i], BS_ELSE_CLAUSE))) {
+      sm_skipped_trains(b, file, kids[i]); /* an earlier branch ran */
+    } else if (bs_is(kids[i], BS_ELIF_CLAUSE)) {
+      done = if_branch(b, file, kids[i], cond, &maybe);
     } else if (bs_is(kids[i], BS_ELSE_CLAUSE)) {
       uint32_t ne;
       TSNode *ek = sm_children(kids[i], &ne);
