@@ -370,6 +370,7 @@ static bool same_as_fresh(const sm_builder *b, const char *path, const char *tex
   bool same = walk_digest(&f.w) == walk_digest(&b->w);
   sm_walk_free(&f.w);
   free(f.stack);
+  free(f.test_unset);
   if (f.parser) ts_parser_delete(f.parser);
   return same;
 }
@@ -407,6 +408,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
   if (b.parser) sm_collect_vars(m, env);
   sm_walk_free(&b.w);
   free(b.stack);
+  free(b.test_unset);
   if (b.parser) ts_parser_delete(b.parser);
   return m;
 }

@@ -3,6 +3,7 @@
  * does), `[[ ... ]]` (on its syntax tree: patterns, && and ||), `true`, `false` and `:`. File
  * tests, regular expressions and every other command are unknown. */
 #include <fnmatch.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,34 @@ static sm_tri eval_argv(cond_ctx *c, const sh_fields *args) {
   return t;
 }
 
+/* An unquoted `$NAME` / `${NAME}` in `[ ]` of a variable nothing has set: unset, it is no word
+ * at all, and `[ = async ]` is a usage error (status 2, the test is false). Noted for the walk. */
+static void note_unset(cond_ctx *c, TSNode n, const char *s, size_t len) {
+  size_t a = s[1] == '{' ? 2 : 1, z = len - (s[1] == '{' ? 1 : 0);
+  if (len < 2 || s[0] != '$' || z <= a || (a == 2 && s[len - 1] != '}')) return;
+  if (!isalpha((unsigned char)s[a]) && s[a] != '_') return;
+  for (size_t i = a; i < z; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return;
+  char *name = pd_xstrndup(s + a, z - a);
+  /* what bash or the login sets in every shell */
+  static const char *const always[] = {"HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "PATH", "SHELL",
+                                       "HOSTNAME", "HOSTTYPE", "RANDOM", "LINENO", "SECONDS", "UID",
+                                       "EUID", "PPID", "SHLVL", "IFS", "OSTYPE", "MACHTYPE"};
+  for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+    if (!strcmp(name, always[i]) || !strncmp(name, "BASH", 4)) {
+      free(name);
+      return;
+    }
+  const char *v;
+  sm_cert cert;
+  if (sh_var_get(c->b->w.env, name, &v, &cert, NULL)) {
+    free(name);
+    return;
+  }
+  c->b->test_unset = name;
+  c->b->test_unset_range = sh_node_range(n);
+}
+
 /* The words of a `[ ... ]` node in order: operators as written, operands expanded. */
 static void collect_words(cond_ctx *c, TSNode n, sh_fields *out) {
   if (++c->depth > COND_MAX_DEPTH) return;
@@ -181,6 +210,7 @@ static void collect_words(cond_ctx *c, TSNode n, sh_fields *out) {
     f.cert = SM_CERT_LITERAL;
     sh_fields_push(out, &f);
   } else {
+    if ((k == BS_SIMPLE_EXPANSION || k == BS_EXPANSION) && !c->b->test_unset) note_unset(c, n, s, len);
     sh_file sf = sm_shfile(c->b, c->file);
     sh_expand(c->b->w.env, &sf, n, NULL, false, out);
   }

@@ -95,6 +95,10 @@ typedef struct {
   const char *path_var; /* the variable that test rested on (in the env's arena) */
   bool unrepeatable; /* the statement being walked sourced, read a file, defined a function or
                         found the train command: its effect is not memoized */
+  /* set by the `[ ]` test just evaluated (cond.c), read by the walk at once: an unquoted
+     expansion of a variable nothing has set ($MODE), where it is; NULL when none */
+  char *test_unset;
+  sm_range test_unset_range;
 } sm_builder;
 
 /* cond.c: tri-state exit statuses. */

@@ -812,6 +812,27 @@ static cond_result branch_condition(sm_builder *b, int file, const TSNode *stmts
   return r;
 }
 
+/* A test that chooses between launches reads a variable nothing set, unquoted: condition
+ * test-unset (the launch then depends on the environment, and without it bash takes the branch
+ * after the failed test). Tests that choose nothing about the launch are not this model's
+ * business. */
+static void unset_in_test(sm_builder *b, int file, TSNode stmt) {
+  size_t len;
+  const char *t = sm_node_span(b, file, stmt, &len);
+  bool launch = false;
+  for (size_t i = 0; i + 17 <= len && !launch; i++) launch = !memcmp(t + i, "entrypoints.train", 17);
+  if (launch) {
+    const char *v = b->test_unset;
+    sm_add_cond(b, SM_WARN, "test-unset", file, b->test_unset_range,
+                pd_xasprintf("`$%s` is set by nothing the script runs; unquoted in `[ ]`, it is no word at all "
+                             "when the environment does not set it, and the test fails with a usage error",
+                             v));
+    sm_cond_about(b, v, NULL);
+  }
+  free(b->test_unset);
+  b->test_unset = NULL;
+}
+
 /* One if / elif branch: children of n after the keyword (condition statements up to `then`, the
  * body after it). Returns true when the branch certainly ran (the rest is skipped). */
 static bool if_branch(sm_builder *b, int file, TSNode n, bool cond, bool *maybe) {
@@ -824,7 +845,10 @@ static bool if_branch(sm_builder *b, int file, TSNode n, bool cond, bool *maybe)
   for (; i < nk && !bs_is(kids[i], BS_THEN); i++)
     if (ts_node_is_named(kids[i]) && !bs_is(kids[i], BS_COMMENT)) conds[nc++] = kids[i];
   bool reach = cond || *maybe;
+  free(b->test_unset);
+  b->test_unset = NULL;
   cond_result r = branch_condition(b, file, conds, nc, reach);
+  if (b->test_unset) unset_in_test(b, file, bs_is(n, BS_IF_STATEMENT) ? n : ts_node_parent(n));
   bool ran = false;
   if (r.status != SM_FALSE) {
     bool body_cond = reach || r.status == SM_UNKNOWN;
