@@ -391,6 +391,15 @@ static bool commented_definition(const sm_model *m, const char *name) {
   return false;
 }
 
+/* A `--resource` role entry [1, N]: its N GPUs; NAN for any other shape. */
+static double role_gpus(const json_t *v) {
+  json_t *n = json_array_get(v, 1);
+  if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_integer(json_array_get(v, 0)) ||
+      json_integer_value(json_array_get(v, 0)) != 1 || !json_is_integer(n))
+    return NAN;
+  return (double)json_integer_value(n);
+}
+
 /* The value another train command gives `name` (its last occurrence, `--x v` or `--x=v`): the
  * catalog's default when absent, NAN when the shell's value is not known. */
 static double alt_num(const au_facts *f, const sm_condition *c, const char *name) {
@@ -413,11 +422,8 @@ static double alt_actor_gpus(const sm_condition *c) {
   const char *v = NULL;
   for (size_t i = 0; i + 1 < c->nwords; i++)
     if (c->words[i] && !strcmp(c->words[i], "--resource")) v = c->words[i + 1];
-  json_t *j = v ? json_loads(v, 0, NULL) : NULL, *a = json_object_get(j, "actor");
-  double g = NAN;
-  if (json_is_array(a) && json_array_size(a) == 2 && json_integer_value(json_array_get(a, 0)) == 1 &&
-      json_is_integer(json_array_get(a, 1)))
-    g = (double)json_integer_value(json_array_get(a, 1));
+  json_t *j = v ? json_loads(v, 0, NULL) : NULL;
+  double g = role_gpus(json_object_get(j, "actor"));
   json_decref(j);
   return g;
 }
@@ -594,13 +600,11 @@ static void compute_resources(au_facts *f) {
     json_t *v;
     bool shapes_ok = true;
     json_object_foreach(res->json, role, v) {
-      json_t *n = json_array_get(v, 1);
-      if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_integer(json_array_get(v, 0)) ||
-          json_integer_value(json_array_get(v, 0)) != 1 || !json_is_integer(n)) {
+      double x = role_gpus(v);
+      if (isnan(x)) {
         shapes_ok = false;
         continue;
       }
-      double x = (double)json_integer_value(n);
       if (!strcmp(role, "actor")) g_a = x;
       if (!strcmp(role, "rollout")) g_r = x;
       sum += x;

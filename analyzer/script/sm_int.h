@@ -126,7 +126,13 @@ bool sm_looks_like_flag(const char *s);
 TSNode *sm_children(TSNode n, uint32_t *count);
 bool sm_is_launcher_name(const char *s);
 
-/* train.c: the train command argv of command n: the first one becomes the walk's train, later
+/* The words of command n as the shell passes them (assignments, redirections and comments left
+ * out), appended to argv. */
+void sm_command_argv(sm_builder *b, int file, TSNode n, bool cond, sh_fields *argv);
+
+/* train.c: whether the text of n names the train entrypoint (a cheap test before expanding). */
+bool sm_names_train(const sm_builder *b, int file, TSNode n);
+/* The train command argv of command n: the first one becomes the walk's train, later
  * ones condition train-line-extra. */
 void sm_consider_train(sm_builder *b, int file, TSNode cmd, sh_fields *argv, bool cond);
 /* The train commands inside n, a branch the walk does not take: condition train-line-skipped

@@ -86,23 +86,19 @@ static bool span_has(const char *t, size_t len, const char *needle) {
   return false;
 }
 
+bool sm_names_train(const sm_builder *b, int file, TSNode n) {
+  size_t len;
+  const char *t = sm_node_span(b, file, n, &len);
+  return span_has(t, len, "entrypoints.train") || span_has(t, len, "entrypoints/train.py");
+}
+
 void sm_skipped_trains(sm_builder *b, int file, TSNode n) {
   if (bs_is(n, BS_COMMAND)) {
     size_t len;
     const char *t = sm_node_span(b, file, n, &len);
-    if ((!span_has(t, len, "entrypoints.train") && !span_has(t, len, "entrypoints/train.py")) ||
-        span_has(t, len, ":=") || span_has(t, len, "$(("))
-      return;
-    sh_file sf = sm_shfile(b, file);
+    if (!sm_names_train(b, file, n) || span_has(t, len, ":=") || span_has(t, len, "$((")) return;
     sh_fields argv = {0};
-    for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
-      TSNode c = ts_node_child(n, i);
-      if (!ts_node_is_named(c) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
-          bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
-        continue;
-      if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
-      if (!ts_node_is_null(c)) sh_expand(b->w.env, &sf, c, NULL, true, &argv);
-    }
+    sm_command_argv(b, file, n, true, &argv);
     long ep = find_entrypoint(&argv);
     if (ep >= 0 && argv.n && is_launcher_field(&argv.v[0])) {
       b->unrepeatable = true;

@@ -488,6 +488,18 @@ static void stray_reserved(sm_builder *b, int file, TSNode name, const char *cna
   }
 }
 
+void sm_command_argv(sm_builder *b, int file, TSNode n, bool cond, sh_fields *argv) {
+  sh_file sf = sm_shfile(b, file);
+  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
+    TSNode c = ts_node_child(n, i);
+    if (!ts_node_is_named(c) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
+        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
+      continue;
+    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
+    if (!ts_node_is_null(c)) sh_expand(b->w.env, &sf, c, NULL, cond, argv);
+  }
+}
+
 static void command(sm_builder *b, int file, TSNode n, bool cond) {
   TSNode name = bs_child(n, BSF_NAME);
   if (ts_node_is_null(name)) return;
@@ -551,17 +563,8 @@ static void command(sm_builder *b, int file, TSNode n, bool cond) {
     if (!len || (!memchr(t, '$', len) && !memchr(t, '`', len))) return;
   }
 
-  sh_file sf = sm_shfile(b, file);
   sh_fields argv = {0};
-  for (uint32_t i = 0; i < ts_node_child_count(n); i++) {
-    TSNode c = ts_node_child(n, i);
-    if (!ts_node_is_named(c) || bs_is(c, BS_VARIABLE_ASSIGNMENT) || bs_is(c, BS_FILE_REDIRECT) ||
-        bs_is(c, BS_HERESTRING_REDIRECT) || bs_is(c, BS_COMMENT))
-      continue;
-    if (bs_is(c, BS_COMMAND_NAME)) c = ts_node_named_child(c, 0);
-    if (ts_node_is_null(c)) continue;
-    sh_expand(b->w.env, &sf, c, NULL, cond, &argv);
-  }
+  sm_command_argv(b, file, n, cond, &argv);
   on_path(b, &argv, 0);
   sm_consider_train(b, file, n, &argv, cond);
   sh_fields_free(&argv);
@@ -817,11 +820,7 @@ static cond_result branch_condition(sm_builder *b, int file, const TSNode *stmts
  * after the failed test). Tests that choose nothing about the launch are not this model's
  * business. */
 static void unset_in_test(sm_builder *b, int file, TSNode stmt) {
-  size_t len;
-  const char *t = sm_node_span(b, file, stmt, &len);
-  bool launch = false;
-  for (size_t i = 0; i + 17 <= len && !launch; i++) launch = !memcmp(t + i, "entrypoints.train", 17);
-  if (launch) {
+  if (sm_names_train(b, file, stmt)) {
     const char *v = b->test_unset;
     sm_add_cond(b, SM_WARN, "test-unset", file, b->test_unset_range,
                 pd_xasprintf("`$%s` is set by nothing the script runs; unquoted in `[ ]`, it is no word at all "
