@@ -417,15 +417,28 @@ static double alt_num(const au_facts *f, const sm_condition *c, const char *name
   return v && pd_parse_double(v, &x) ? x : NAN;
 }
 
-/* Its actor GPUs: `--resource`'s "actor": [1, N] (the shape compute_resources reads), else NAN. */
-static double alt_actor_gpus(const sm_condition *c) {
+/* Its `--resource` as JSON (the last occurrence), or NULL. Caller decrefs. */
+static json_t *alt_resource(const sm_condition *c) {
   const char *v = NULL;
   for (size_t i = 0; i + 1 < c->nwords; i++)
     if (c->words[i] && !strcmp(c->words[i], "--resource")) v = c->words[i + 1];
-  json_t *j = v ? json_loads(v, 0, NULL) : NULL;
-  double g = role_gpus(json_object_get(j, "actor"));
+  return v ? json_loads(v, 0, NULL) : NULL;
+}
+
+/* Whether another train command has the switch among its own words. */
+static bool alt_on(const sm_condition *c, const char *name) {
+  for (size_t i = 0; i < c->nwords; i++)
+    if (c->words[i] && !strcmp(c->words[i], name)) return true;
+  return false;
+}
+
+/* The roles another train command gives: its actor GPUs ("actor": [1, N], the shape
+ * compute_resources reads; else NAN) and whether it lists a reference (NAN: no JSON object). */
+static void alt_roles(au_facts *f, const sm_condition *c) {
+  json_t *j = alt_resource(c);
+  af_setu(f, AF_COND_ALT_G_A, role_gpus(json_object_get(j, "actor")));
+  if (json_is_object(j)) af_setb(f, AF_COND_ALT_REF, json_object_get(j, "reference") != NULL);
   json_decref(j);
-  return g;
 }
 
 void af_condition(au_facts *f, const sm_condition *c) {
@@ -433,7 +446,8 @@ void af_condition(au_facts *f, const sm_condition *c) {
                               AF_COND_MISSING, AF_COND_MESSAGE, AF_COND_UNREAD,
                               AF_COND_COMMENTED, AF_COND_SUGGEST, AF_COND_BASH, AF_COND_OPEN,
                               AF_COND_OPEN_LINE, AF_COND_CLOSER, AF_COND_ALT_G_A, AF_COND_ALT_TP,
-                              AF_COND_ALT_PP, AF_COND_ALT_CP};
+                              AF_COND_ALT_PP, AF_COND_ALT_CP, AF_COND_ALT_FA, AF_COND_ALT_KL,
+                              AF_COND_ALT_REF};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -451,11 +465,14 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_setu(f, AF_COND_OPEN_LINE, c->opener ? (double)c->opened.start_line + 1 : NAN);
   af_set(f, AF_COND_CLOSER, ax_str(c->closer));
   /* another train command: the layout it would start with (its own words only) */
-  bool alt = c->nwords > 0;
-  af_setu(f, AF_COND_ALT_G_A, alt ? alt_actor_gpus(c) : NAN);
-  af_setu(f, AF_COND_ALT_TP, alt ? alt_num(f, c, "--tensor-model-parallel-size") : NAN);
-  af_setu(f, AF_COND_ALT_PP, alt ? alt_num(f, c, "--pipeline-model-parallel-size") : NAN);
-  af_setu(f, AF_COND_ALT_CP, alt ? alt_num(f, c, "--context-parallel-size") : NAN);
+  if (c->nwords == 0) return;
+  alt_roles(f, c);
+  af_setu(f, AF_COND_ALT_TP, alt_num(f, c, "--tensor-model-parallel-size"));
+  af_setu(f, AF_COND_ALT_PP, alt_num(f, c, "--pipeline-model-parallel-size"));
+  af_setu(f, AF_COND_ALT_CP, alt_num(f, c, "--context-parallel-size"));
+  af_setb(f, AF_COND_ALT_FA, alt_on(c, "--fully-async") && !alt_on(c, "--hybrid"));
+  double coef = alt_num(f, c, "--kl-coef");
+  af_setb(f, AF_COND_ALT_KL, alt_on(c, "--use-kl-loss") || (!isnan(coef) && coef != 0));
 }
 
 /* ---- derivation ----

@@ -63,7 +63,7 @@ static char *name_intents(const au_facts *f, const char *base) {
 
 /* Adds to b the intents the script's opening comment states ("validation script", "for CI",
  * "smoke test"): the author's own words, like a NOTE. Only the comment block before the first
- * command counts; words are compared whole, case-insensitively. */
+ * command counts; words are compared whole (or with a plural s), case-insensitively. */
 static void header_intents(const au_facts *f, pd_buf *b) {
   static const char *const none[] = {NULL};
   const char *const *words = f->k ? ak_intent_words(f->k) : none;
@@ -79,8 +79,10 @@ static void header_intents(const au_facts *f, pd_buf *b) {
       const char *we = w;
       while (we < line + n && (isalnum((unsigned char)*we) || *we == '-')) we++;
       for (size_t i = 0; words[i] && we > w; i++) {
-        size_t k = strlen(words[i]);
-        if ((size_t)(we - w) != k || strncasecmp(w, words[i], k)) continue;
+        size_t k = strlen(words[i]), len = (size_t)(we - w);
+        /* prose states intent in the plural too ("correctness tests") */
+        bool plural = len == k + 1 && (w[k] == 's' || w[k] == 'S');
+        if ((len != k && !plural) || strncasecmp(w, words[i], k)) continue;
         bool have = false; /* already stated by the file name */
         for (const char *q = b->data ? strstr(b->data, words[i]) : NULL; q; q = strstr(q + 1, words[i]))
           if ((q == b->data || q[-1] == ',') && (q[k] == ',' || !q[k])) have = true;

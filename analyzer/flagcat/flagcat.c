@@ -473,6 +473,20 @@ static bool same_loosely(const char *name, const char *known) {
   return !*name && !*known;
 }
 
+/* One says the opposite of the other ("--enable-x" / "--disable-x", "--x" / "--no-x"): a few
+ * edits apart, yet not a misspelling of it, so never offered as the name meant. */
+static bool antonyms(const char *a, const char *b) {
+  static const char *const pairs[][2] = {{"--enable-", "--disable-"}, {"--", "--no-"}, {"--use-", "--no-"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+    for (int flip = 0; flip < 2; flip++) {
+      const char *x = flip ? b : a, *y = flip ? a : b;
+      const char *p = pairs[i][0], *q = pairs[i][1];
+      if (pd_str_starts(x, p) && pd_str_starts(y, q) && !strcmp(x + strlen(p), y + strlen(q)))
+        return true;
+    }
+  return false;
+}
+
 typedef struct {
   const char *name;
   size_t d;
@@ -517,6 +531,7 @@ size_t fc_suggest(const fc_catalog *c, const char *name, const char **out, size_
       const char *known = c->opts[i].names[k];
       /* a --sglang- typo means an SGLang option, and the other way round */
       if (pd_str_starts(known, "--sglang-") != sglang) continue;
+      if (antonyms(name, known)) continue;
       if (same_loosely(name, known)) {
         offer(best, &n, max, known, 0);
         continue;

@@ -396,7 +396,10 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
       assert(r->verified_same && "a resumed walk left another state than a fresh one");
 #endif
     }
-    if (b.w.train_found) sm_build_flags(&b, m, &b.w.train);
+    if (b.w.train_found) {
+      sm_build_flags(&b, m, &b.w.train);
+      sm_flags_set_later(&b, m);
+    }
     else flags_without_train_line(&b, m);
     if (b.opt->catalog) sm_check_argv(&b, m, b.opt->catalog);
   }

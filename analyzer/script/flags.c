@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/path.h"
 #include "base/str.h"
 #include "script/sm_int.h"
 
@@ -49,6 +50,45 @@ static sm_range range_join(sm_range a, sm_range z) {
     r.end_col = z.end_col;
   }
   return r;
+}
+
+typedef struct {
+  const char *name;
+  bool found;
+  int file;
+  sm_range range;
+} var_place;
+
+/* sh_var_foreach's visitor: where the scalar p->name was last assigned, if it is set. */
+static void find_place(void *ctx, const char *name, const char *value, sm_cert cert, bool exported,
+                       int file, sm_range range) {
+  (void)value, (void)cert, (void)exported;
+  var_place *p = ctx;
+  if (!strcmp(name, p->name)) p->found = true, p->file = file, p->range = range;
+}
+
+void sm_flags_set_later(sm_builder *b, sm_model *m) {
+  for (size_t i = 0; i < m->nflags; i++) {
+    const sm_flag *fl = &m->flags[i];
+    for (size_t k = 0; k < fl->nvalues; k++) {
+      const sm_value *v = &fl->values[k];
+      if (!v->unset_var) continue;
+      /* read through foreach, not sh_var_get: the walk is over and must not record a read */
+      var_place p = {v->unset_var, false, -1, {0}};
+      sh_var_foreach(b->w.env, find_place, &p);
+      if (!p.found || p.file < 0 || (size_t)p.file >= b->w.nfiles) continue; /* never set, or by ${X:=d} */
+      sm_add_cond(b, SM_WARN, "set-later", v->file, v->range,
+                  pd_xasprintf("`$%s` is set only later (%s line %u): where %s's value expanded it, it "
+                               "was still unset and gave nothing, so %s is `%s`",
+                               v->unset_var, pd_path_base(b->w.files[p.file].path),
+                               (unsigned)p.range.start_line + 1, fl->name, fl->name, v->text));
+      sm_cond_about(b, v->unset_var, fl->name);
+      sm_condition *c = &b->w.conds[b->w.nconds - 1];
+      c->cert = fl->cert;
+      c->flag_index = (long)i;
+      break;
+    }
+  }
 }
 
 void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv) {

@@ -181,9 +181,11 @@ static char *expand_children_scalar(sh_word *outer, TSNode n, uint32_t from, uin
   }
   *known = b.resolved;
   lower(outer, b.cert, b.cert_var);
+  if (b.unset_var) note_unset(outer, b.unset_var); /* `${X:-${DIR}/x}` with DIR unset */
   char *s = pd_buf_take(&b.cur);
   for (size_t i = 0; i < tmp.n; i++) { /* spreads inside an operand: join with blanks */
     lower(outer, tmp.v[i].cert, tmp.v[i].cert_var);
+    if (tmp.v[i].unset_var) note_unset(outer, tmp.v[i].unset_var);
     char *j = pd_xasprintf("%s%s%s", tmp.v[i].text, *s ? " " : "", s);
     free(s);
     s = j;
@@ -552,6 +554,8 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
   } else {
     set = sh_var_get(b->env, vname, &val, &cert, &via);
     known = sm_cert_known(cert);
+    const char *from = set ? sh_var_unset_from(b->env, vname) : NULL;
+    if (from) note_unset(b, from); /* assigned from a word in which it gave nothing */
   }
   if (set) lower(b, cert, via);
   if (set && !known) {
@@ -709,6 +713,8 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
         if (sm_cert_known(cert)) add_value(b, w, val, quoted);
         else add_unknown(b, s, len, cert, via);
         lower(b, cert, via);
+        const char *from = sh_var_unset_from(b->env, name);
+        if (from) note_unset(b, from); /* assigned from a word in which it gave nothing */
       } else if (isdigit((unsigned char)name[0]) || strchr("?$!-", name[0])) {
         add_unresolved(b, s, len);
       } else {
@@ -834,6 +840,11 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
 
 char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
                        const char **cert_var) {
+  return sh_expand_scalar_unset(e, f, node, cert, cert_var, NULL);
+}
+
+char *sh_expand_scalar_unset(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
+                             const char **cert_var, const char **unset_var) {
   sh_fields tmp = {0};
   sh_word b = SH_WORD(e, f, &tmp);
   word_ctx w = {node, NULL, false};
@@ -847,6 +858,10 @@ char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
   }
   if (!b.resolved) lower(&b, SM_CERT_UNRESOLVED, NULL);
   pd_buf_append(&joined, b.cur.data ? b.cur.data : "", b.cur.len);
+  if (unset_var) {
+    *unset_var = b.unset_var;
+    for (size_t i = 0; i < tmp.n && !*unset_var; i++) *unset_var = tmp.v[i].unset_var;
+  }
   pd_buf_free(&b.cur);
   sh_fields_free(&tmp);
   *cert = b.cert;

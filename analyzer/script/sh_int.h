@@ -14,6 +14,7 @@ typedef struct {
   bool set, exported;
   sm_cert cert;      /* how the scalar's value was known */
   const char *cert_var; /* the variable its uncertainty came through (arena), NULL: this one */
+  const char *unset_from; /* a variable unset when the value was assigned, which gave nothing (arena) */
   int file;          /* last assignment, -1 when unknown */
   sm_range range;
   sh_fields *array;  /* NULL unless defined as an array */

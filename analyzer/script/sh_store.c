@@ -134,6 +134,17 @@ void sh_var_set(sh_env *e, const char *name, const char *value, sm_cert cert,
   s->set = true;
   s->cert = cert;
   s->cert_var = cert < SM_CERT_LITERAL && cert_var ? intern_str(e, cert_var) : NULL;
+  s->unset_from = NULL;
+}
+
+void sh_var_set_unset_from(sh_env *e, const char *name, const char *unset_var) {
+  sh_entry *s = sh_lookup(e, name);
+  if (s && s->set) s->unset_from = intern_str(e, unset_var);
+}
+
+const char *sh_var_unset_from(const sh_env *e, const char *name) {
+  const sh_entry *s = sh_lookup(e, name);
+  return s && s->set ? s->unset_from : NULL;
 }
 
 void sh_var_unset(sh_env *e, const char *name) {

@@ -122,6 +122,7 @@ uint64_t sh_state_hash(const sh_env *e, const char *name) {
   h = pd_hash(h, flags, sizeof flags);
   h = mix_str(h, s->set ? s->value : NULL);
   h = mix_str(h, s->cert_var);
+  h = mix_str(h, s->unset_from);
   h = pd_hash(h, &s->file, sizeof s->file);
   h = mix_range(h, s->range);
   if (s->is_func) {
@@ -166,6 +167,7 @@ struct sh_saved {
   bool set, exported;
   sm_cert cert;
   char *cert_var;
+  char *unset_from;
   int file;
   sm_range range;
   bool has_array;
@@ -190,6 +192,7 @@ sh_saved *sh_save(const sh_env *e, const sh_write *w, sh_range_map map, void *ct
   v->set = s->set;
   v->cert = s->cert;
   v->cert_var = s->cert_var ? pd_xstrdup(s->cert_var) : NULL;
+  v->unset_from = s->unset_from ? pd_xstrdup(s->unset_from) : NULL;
   v->exported = s->exported;
   v->file = s->file;
   v->range = s->range;
@@ -223,6 +226,7 @@ void sh_restore(sh_env *e, const sh_saved *v, sh_range_map map, void *ctx) {
   s->set = v->set;
   s->cert = v->cert;
   s->cert_var = v->cert_var ? sh_intern(e, v->cert_var, strlen(v->cert_var)) : NULL;
+  s->unset_from = v->unset_from ? sh_intern(e, v->unset_from, strlen(v->unset_from)) : NULL;
   s->exported = v->exported;
   s->file = v->file;
   s->range = v->range;
@@ -257,6 +261,7 @@ void sh_saved_free(sh_saved *v) {
   free(v->name);
   free(v->value);
   free(v->cert_var);
+  free(v->unset_from);
   for (size_t i = 0; i < v->nfields; i++) {
     free((char *)v->fields[i].text);
     free((char *)v->fields[i].group);

@@ -94,6 +94,12 @@ void sh_var_foreach(const sh_env *e,
 bool sh_var_get(sh_env *e, const char *name, const char **value, sm_cert *cert,
                 const char **cert_var);
 
+/* A scalar's value was assigned from a word in which unset_var (not set then) gave nothing:
+ * words that expand the scalar carry it on (SAVE=${DIR}/x; --save ${SAVE}). Set after
+ * sh_var_set, which clears it; the getter returns NULL for an unset name (borrowed). */
+void sh_var_set_unset_from(sh_env *e, const char *name, const char *unset_var);
+const char *sh_var_unset_from(const sh_env *e, const char *name);
+
 /* Arrays: the returned list is owned by the env; NULL when never defined. */
 sh_fields *sh_array_get(sh_env *e, const char *name);
 /* The array that holds the script's own arguments ("$@"): a name no script can assign. */
@@ -159,6 +165,10 @@ void sh_expand(sh_env *e, const sh_file *f, TSNode node, const char *group, bool
  * resolved); cert_var (may be NULL) as for fields. */
 char *sh_expand_scalar(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
                        const char **cert_var);
+/* The same, and *unset_var (borrowed from the env) the first variable that was not set and
+ * expanded to nothing in it, or NULL. */
+char *sh_expand_scalar_unset(sh_env *e, const sh_file *f, TSNode node, sm_cert *cert,
+                             const char **cert_var, const char **unset_var);
 
 /* Evaluates an arithmetic expression node (the inside of $(( )) or (( )), a c-style for's
  * parts), assignments and increments included (they write their variable). False when its value

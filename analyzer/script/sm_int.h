@@ -149,6 +149,9 @@ char *sm_path_absolute(const char *p);
 
 /* flags.c: the flags of argv into m (conditions it finds go to b's walk). */
 void sm_build_flags(sm_builder *b, sm_model *m, const sh_fields *argv);
+/* A condition (set-later) for each flag whose value expanded a variable unset at that point that
+ * the script sets further on (`SAVE=${DIR}/x` before `DIR=...`): bash gave it nothing there. */
+void sm_flags_set_later(sm_builder *b, sm_model *m);
 /* argv.c: argv as argparse reads it with the catalog's options: each flag's entry, how many
  * values it takes, whether its values convert; the conditions argparse would raise, and the
  * spellings unknown flags were meant to be (m->shadow). */

@@ -395,8 +395,10 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
   } else {
     sh_file sf = sm_shfile(b, file);
     sm_cert cert = SM_CERT_LITERAL;
-    const char *via = NULL;
-    char *v = ts_node_is_null(value) ? pd_xstrdup("") : sh_expand_scalar(b->w.env, &sf, value, &cert, &via);
+    const char *via = NULL, *unset = NULL;
+    char *v = ts_node_is_null(value) ? pd_xstrdup("")
+                                     : sh_expand_scalar_unset(b->w.env, &sf, value, &cert, &via, &unset);
+    char *unset_copy = unset ? pd_xstrdup(unset) : NULL; /* the env may move its strings */
     if (append) {
       const char *old, *oldvia;
       sm_cert oldcert;
@@ -417,7 +419,9 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
       via = cond ? NULL : b->path_var;
     }
     sh_var_set(b->w.env, vname, v, cert, via);
+    if (unset_copy && !append) sh_var_set_unset_from(b->w.env, vname, unset_copy);
     sh_var_mark(b->w.env, vname, file, sh_node_range(n), exported);
+    free(unset_copy);
     free(v);
   }
   free(vname);

@@ -40,7 +40,7 @@ static void check_value(const fc_catalog *c, const char *flag, const char *v, fc
 static void test_load_and_lookup(void) {
   fc_catalog *c = mini();
   if (!c) return;
-  CHECK_INT(fc_count(c), 14);
+  CHECK_INT(fc_count(c), 15);
   const fc_option *tp = fc_find(c, "--tensor-model-parallel-size");
   CHECK(tp && tp->parser == FC_MEGATRON && tp->type == FC_T_INT);
   CHECK_STR(tp ? tp->default_text : NULL, "1");
@@ -107,6 +107,13 @@ static void test_suggest(void) {
   CHECK_INT(fc_suggest(c, "--mem-fraction-static", near, 3), 0); /* not across the --sglang- prefix */
   CHECK_INT(fc_suggest(c, "--completely-different", near, 3), 0);
   CHECK_INT(fc_suggest(c, "--l", near, 3), 0); /* too short to guess */
+  /* the opposite of an option is not a misspelling of it */
+  CHECK_INT(fc_suggest(c, "--enable-weights-backuper", near, 3), 0);
+  CHECK_INT(fc_suggest(c, "--enable-weights-backupr", near, 3), 0);
+  CHECK_INT(fc_suggest(c, "--no-sequence-parallel", near, 3), 0);
+  CHECK_INT(fc_suggest(c, "--no-kl-loss", near, 3), 0);
+  CHECK_INT(fc_suggest(c, "--disable-weights-backupr", near, 3), 1);
+  CHECK_STR(near[0], "--disable-weights-backuper");
   fc_free(c);
 }
 
