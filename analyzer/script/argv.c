@@ -52,6 +52,37 @@ static sm_condition *flag_cond(sm_builder *b, sm_model *m, size_t i, sm_level lv
   return c;
 }
 
+static const char *fork_repo(unsigned in) {
+  return in & FC_IN_INFRA ? "redai-infra/Relax" : "redai-studio/Relax";
+}
+
+/* " (F refuses it; ...)": which fork refuses (in), and either the option that says the script
+ * is written for that fork or that the other fork accepts it. Caller frees. */
+static char *fork_note(const sm_builder *b, unsigned in) {
+  if (b->fork & in)
+    return pd_xasprintf(" (%s refuses it; this script uses %s, which only that fork defines, so it "
+                        "is written for it)", fork_repo(in), b->fork_by);
+  return pd_xasprintf(" (%s refuses it; %s accepts it)", fork_repo(in), fork_repo(~in));
+}
+
+/* The fork the train command is written for: a Relax option only one fork defines is dropped
+ * unread by the other (an unknown argument), so an author who uses it runs on that fork. */
+static void find_fork(sm_builder *b, const sm_model *m, const fc_catalog *cat) {
+  b->fork = 0;
+  b->fork_by = NULL;
+  for (size_t i = 0; i < m->nflags; i++) {
+    const fc_option *o = fc_find(cat, m->flags[i].name);
+    if (!o || (o->parser != FC_RELAX && o->parser != FC_PRE) || (o->in & FC_IN_CHECKOUT)) continue;
+    unsigned in = 0;
+    for (const fc_option *d = o; d; d = fc_variant(cat, d)) in |= d->in;
+    in &= FC_IN_INFRA | FC_IN_STUDIO;
+    if (in != FC_IN_INFRA && in != FC_IN_STUDIO) continue;
+    if (!b->fork_by) b->fork_by = m->flags[i].name;
+    b->fork |= in;
+  }
+  if (b->fork == (FC_IN_INFRA | FC_IN_STUDIO)) b->fork = 0, b->fork_by = NULL;
+}
+
 static void mark_broken(sm_model *m, const char *name, size_t i) {
   bool added;
   pd_map_slot *s = pd_map_put(&m->broken, name, &added);
@@ -68,11 +99,13 @@ static const fc_option *unknown_flag(sm_builder *b, sm_model *m, size_t i, const
   if (instead) {
     bool every = (in & (FC_IN_INFRA | FC_IN_STUDIO)) == (FC_IN_INFRA | FC_IN_STUDIO);
     fl->argp = every ? SM_ARGP_EXPLICIT : SM_ARGP_UNKNOWN;
+    if (!every && b->fork && !(b->fork & in)) return NULL; /* written for the fork that takes it */
+    char *why = every ? pd_xstrdup("") : fork_note(b, in);
     flag_cond(b, m, i, every ? SM_ERROR : SM_WARN, every ? "flag-rejected" : "flag-rejected-fork", fl->range,
-              pd_xasprintf("%s is refused by Relax before it parses anything%s%s%s",
-                           fl->name, every ? "" : in & FC_IN_INFRA ? " (redai-infra/Relax)" : " (redai-studio/Relax)",
+              pd_xasprintf("%s is refused by Relax before it parses anything%s%s%s", fl->name, why,
                            *instead ? "; use " : "", instead),
               fl->name, *instead ? instead : NULL);
+    free(why);
     return NULL;
   }
   size_t n;
@@ -187,12 +220,13 @@ static void missing_value(sm_builder *b, sm_model *m, size_t i, int min) {
 
 /* A deprecated value of any definition of the flag (the forks may differ). */
 static const fc_dep_value *deprecated_value(const fc_catalog *cat, const fc_option *o, const char *v,
-                                            bool *everywhere) {
+                                            bool *everywhere, unsigned *in) {
   const fc_dep_value *hit = NULL;
   size_t defs = 0, with = 0;
+  *in = 0;
   for (; o; o = fc_variant(cat, o), defs++)
     for (size_t k = 0; k < o->ndep_values; k++)
-      if (!strcmp(o->dep_values[k].value, v)) hit = &o->dep_values[k], with++;
+      if (!strcmp(o->dep_values[k].value, v)) hit = &o->dep_values[k], with++, *in |= o->in;
   *everywhere = with == defs;
   return hit;
 }
@@ -221,13 +255,17 @@ static fc_value_check check_any(const fc_catalog *cat, const fc_option *o, const
 static void value_ok(sm_builder *b, sm_model *m, size_t i, const fc_catalog *cat, const sm_value *v) {
   sm_flag *fl = &m->flags[i];
   bool everywhere;
-  const fc_dep_value *dv = deprecated_value(cat, fl->opt, v->text, &everywhere);
-  if (dv && dv->error) {
+  unsigned in;
+  const fc_dep_value *dv = deprecated_value(cat, fl->opt, v->text, &everywhere, &in);
+  if (dv && dv->error && !everywhere && b->fork && !(b->fork & in)) {
+    return; /* written for the fork that accepts it */
+  } else if (dv && dv->error) {
     if (everywhere) fl->argp = SM_ARGP_BAD_VALUE;
+    char *why = everywhere ? pd_xstrdup("") : fork_note(b, in);
     flag_cond(b, m, i, everywhere ? SM_ERROR : SM_WARN, everywhere ? "value-refused" : "value-refused-fork",
-              v->range, pd_xasprintf("%s %s: %s%s", fl->name, v->text, dv->message,
-                                     everywhere ? "" : " (one fork of Relax refuses it; the other accepts it)"),
+              v->range, pd_xasprintf("%s %s: %s%s", fl->name, v->text, dv->message, why),
               v->text, NULL);
+    free(why);
   } else if (dv) {
     flag_cond(b, m, i, SM_INFO, "value-deprecated", v->range,
               pd_xasprintf("%s %s: %s", fl->name, v->text, dv->message), v->text, NULL);
@@ -340,6 +378,7 @@ static void alias_lookups(sm_model *m) {
 
 void sm_check_argv(sm_builder *b, sm_model *m, const fc_catalog *cat) {
   m->catalog = cat;
+  find_fork(b, m, cat);
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *fl = &m->flags[i];
     fl->opt = fc_find(cat, fl->name);

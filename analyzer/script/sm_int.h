@@ -99,6 +99,11 @@ typedef struct {
      expansion of a variable nothing has set ($MODE), where it is; NULL when none */
   char *test_unset;
   sm_range test_unset_range;
+  /* argv.c: the fork (FC_IN_INFRA or FC_IN_STUDIO) the train command is written for, as the
+     Relax options only that fork defines say; 0 when none says (or both forks are named).
+     fork_by is the first such flag (in the model's flags). */
+  unsigned fork;
+  const char *fork_by;
 } sm_builder;
 
 /* cond.c: tri-state exit statuses. */

@@ -4,6 +4,7 @@
 /* realpath(3) is XSI in glibc: resolving symbolic links keeps `source` inside the workspace. */
 #define _XOPEN_SOURCE 700
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -242,6 +243,23 @@ int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */
 /* Whether c[0..n) is a path component worth comparing (a typo of "a" or "lib" is not one). */
 static bool long_component(const char *c, size_t n) { return n >= 4 && n < 64 && !memchr(c, '$', n); }
 
+/* Whether a and b differ only in their digits ("qwen35-27B.sh", "qwen36-27B.sh"): model names
+ * carry versions and sizes, so that is another model, not a typo. */
+static bool digits_apart(const char *a, const char *b) {
+  for (;; a++, b++) {
+    while (isdigit((unsigned char)*a)) a++;
+    while (isdigit((unsigned char)*b)) b++;
+    if (*a != *b) return false;
+    if (!*a) return true;
+  }
+}
+
+/* Whether other is near enough to name to be what it meant: one or two edits, not equal, and
+ * not another version or size of the same name. */
+static bool near_name(const char *name, const char *other) {
+  return strcmp(name, other) && !digits_apart(name, other) && pd_edit_distance(name, other, 2) <= 2;
+}
+
 /* An entry of directory dir one or two edits from name (not equal), copied to out; or false. */
 static bool dir_near(const char *dir, const char *name, char *out, size_t cap) {
   DIR *d = opendir(*dir ? dir : "/");
@@ -249,8 +267,8 @@ static bool dir_near(const char *dir, const char *name, char *out, size_t cap) {
   bool found = false;
   for (struct dirent *e; !found && (e = readdir(d));) {
     size_t k = strlen(e->d_name);
-    if (!long_component(e->d_name, k) || k >= cap || !strcmp(e->d_name, name)) continue;
-    if (pd_edit_distance(name, e->d_name, 2) <= 2) memcpy(out, e->d_name, k + 1), found = true;
+    if (!long_component(e->d_name, k) || k >= cap) continue;
+    if (near_name(name, e->d_name)) memcpy(out, e->d_name, k + 1), found = true;
   }
   closedir(d);
   return found;
@@ -269,17 +287,29 @@ static size_t written_count(const sm_builder *b, const char *name) {
   return count;
 }
 
-/* A component of another path the script's files write ("/workspace/Relax/scripts/...") one or
- * two edits from name (not equal), copied to out; or false. */
-static bool written_near(const sm_builder *b, const char *name, char *out, size_t cap) {
+#define PATH_STOP "/\"' \t\n)}$;:=({"
+
+/* Whether the component written at slash p of text t follows parent[0..n) (the component above
+ * it; n == 0: it is at the root): "/workdir/model" is no sibling of "/workspace/.../models". */
+static bool under_parent(const char *t, const char *p, const char *parent, size_t n) {
+  const char *s = p;
+  while (s > t && !strchr(PATH_STOP, s[-1])) s--;
+  if (!n) return s == p;
+  return (size_t)(p - s) == n && !memcmp(s, parent, n) && s > t && s[-1] == '/';
+}
+
+/* A component of another path the script's files write ("/workspace/Relax/scripts/...") near
+ * name (near_name) under the same parent component, copied to out; or false. */
+static bool written_near(const sm_builder *b, const char *name, const char *parent, size_t n, char *out,
+                         size_t cap) {
   for (size_t fi = 0; fi < b->w.nfiles; fi++) {
     const char *t = b->w.files[fi].text;
     for (const char *p = t ? strchr(t, '/') : NULL; p; p = strchr(p + 1, '/')) {
-      size_t k = strcspn(p + 1, "/\"' \t\n)}$;:");
-      if (p[1 + k] != '/' || !long_component(p + 1, k) || k >= cap) continue;
+      size_t k = strcspn(p + 1, PATH_STOP);
+      if (p[1 + k] != '/' || !long_component(p + 1, k) || k >= cap || !under_parent(t, p, parent, n)) continue;
       memcpy(out, p + 1, k);
       out[k] = '\0';
-      if (strcmp(out, name) && pd_edit_distance(name, out, 2) <= 2) return true;
+      if (near_name(name, out)) return true;
     }
   }
   return false;
@@ -312,7 +342,9 @@ static char *near_miss(const sm_builder *b, const char *full) {
         d = pd_edit_distance(name, near, 2);
         return pd_xasprintf("`%s` is %zu edit%s from `%s`, which is there:", name, d, d == 1 ? "" : "s", near);
       }
-      if (written_near(b, name, near, sizeof near)) {
+      const char *up = probe + (at ? at - 1 : 0);
+      while (up > probe && up[-1] != '/') up--;
+      if (written_near(b, name, up, strlen(up), near, sizeof near)) {
         /* the spelling more paths use is taken as meant; a tie names both */
         size_t mine = written_count(b, name), theirs = written_count(b, near);
         d = pd_edit_distance(name, near, 2);
