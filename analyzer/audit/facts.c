@@ -376,6 +376,15 @@ static const char *unread_source(const sm_model *m) {
   return NULL;
 }
 
+/* The first sourced file that does not exist (source-missing, -near-miss, -missing-outside: what
+ * R-S03 reports, saying the rules that need it were skipped); NULL when none. */
+static const char *missing_source(const sm_model *m) {
+  for (size_t i = 0; i < m->nconds; i++)
+    if (pd_str_starts(m->conds[i].code, "source-missing") || !strcmp(m->conds[i].code, "source-near-miss"))
+      return m->conds[i].subject;
+  return NULL;
+}
+
 /* Whether some file of the model has `# NAME=(` or `# NAME=`: a definition commented out. */
 static bool commented_definition(const sm_model *m, const char *name) {
   size_t n = strlen(name);
@@ -843,6 +852,8 @@ static void compute_runtime(au_facts *f) {
     debug = strstr(base, *w) != NULL;
   af_setb(f, AF_DEBUG_SCRIPT, debug);
   af_sets(f, AF_SCRIPT_NAME, base);
+  af_begin(f);
+  af_set(f, AF_SOURCE_MISSING, ax_str(missing_source(m)));
   af_begin(f);
   const char *gran = af_flag_str(f, "--recompute-granularity");
   double rnl = af_flag_numd(f, "--recompute-num-layers"); /* None: every layer */

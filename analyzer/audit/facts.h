@@ -49,7 +49,7 @@
   X(STALENESS, "staleness", BATCHING) X(FRAC, "frac", BATCHING) X(OFFLOAD, "offload", OPTIMIZER)                                \
   X(OFFLOAD_TRIO, "offload_trio", OPTIMIZER) X(OPT_BYTES, "opt_bytes", OPTIMIZER) X(OFFLOAD_TRAIN, "offload_train", OPTIMIZER)    \
   X(OFFLOAD_ROLLOUT, "offload_rollout", OPTIMIZER) X(ALLOC_GLOBAL, "alloc_global", RUNTIME)                          \
-  X(ALLOC_TRAIN, "alloc_train", RUNTIME) X(DEBUG_SCRIPT, "debug_script", RUNTIME) X(SCRIPT_NAME, "script_name", RUNTIME)    \
+  X(ALLOC_TRAIN, "alloc_train", RUNTIME) X(DEBUG_SCRIPT, "debug_script", RUNTIME) X(SCRIPT_NAME, "script_name", RUNTIME) X(SOURCE_MISSING, "source_missing", RUNTIME)    \
   X(RECOMPUTE_FULL, "recompute_full", RUNTIME) X(RECOMPUTE_SELECTIVE, "recompute_selective", RUNTIME) X(SP, "sp", RUNTIME)  \
   X(P, "P", MEMORY) X(P_B, "P_b", MEMORY) X(P_ACTIVE_B, "P_active_b", MEMORY) X(P_EXPERT, "P_expert", MEMORY)                    \
   X(P_DENSE, "P_dense", MEMORY) X(P_TRAINABLE_B, "P_trainable_b", MEMORY) X(LAYER_PARAMS, "layer_params", MEMORY) X(PARAMS_GPU_B, "params_gpu_b", MEMORY)          \

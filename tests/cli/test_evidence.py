@@ -196,12 +196,13 @@ def main():
     # 4. a project's .perf-doctor.json names the trace (relative to the file) when --trace is not given
     proj = os.path.join(work, "evidence_project")
     shutil.rmtree(proj, ignore_errors=True)
-    os.makedirs(os.path.join(proj, "scripts"))
-    shutil.copy(small, os.path.join(proj, "scripts", "run.sh"))
+    # the whole tree, so that the model config resolves: R-P16 needs the model's size for its cost
+    shutil.copytree(tree, os.path.join(proj, "scripts"))
     shutil.copytree(late, os.path.join(proj, "traces", "late"))
     with open(os.path.join(proj, ".perf-doctor.json"), "w") as f:
         json.dump({"traceDir": "traces/late"}, f)
-    rc, out, err = run("check", os.path.join(proj, "scripts", "run.sh"), "--format", "json")
+    rc, out, err = run("check", os.path.join(proj, "scripts", "training", "text", "run-qwen3-4B-8xgpu.sh"),
+                       "--format", "json")
     doc = json.loads(out)
     f = finding(doc, "R-P16")
     check(f and f.get("evidence", {}).get("verdict") == "confirms" and "trace" in doc["reports"][0],
