@@ -385,6 +385,22 @@ static const char *missing_source(const sm_model *m) {
   return NULL;
 }
 
+/* Whether the script's file name names what the array NAME_ARGS is for ("mtp" of MTP_ARGS in
+ * run-...-mtp-sft.sh): the author meant it to add flags. Case and '_' / '-' are not told apart. */
+static bool named_in_file(const sm_model *m, const char *array) {
+  const char *base = pd_path_base(m->nfiles ? m->files[0].path : "");
+  size_t n = strcspn(array, "_");
+  if (!n || n > 32) return false;
+  char stem[33];
+  for (size_t i = 0; i < n; i++) stem[i] = (char)tolower((unsigned char)array[i]);
+  stem[n] = '\0';
+  for (const char *p = base; (p = strstr(p, stem)) != NULL; p++) {
+    bool start = p == base || !isalnum((unsigned char)p[-1]);
+    if (start && !isalpha((unsigned char)p[n])) return true;
+  }
+  return false;
+}
+
 /* Whether some file of the model has `# NAME=(` or `# NAME=`: a definition commented out. */
 static bool commented_definition(const sm_model *m, const char *name) {
   size_t n = strlen(name);
@@ -456,7 +472,7 @@ void af_condition(au_facts *f, const sm_condition *c) {
                               AF_COND_COMMENTED, AF_COND_SUGGEST, AF_COND_BASH, AF_COND_OPEN,
                               AF_COND_OPEN_LINE, AF_COND_CLOSER, AF_COND_ALT_G_A, AF_COND_ALT_TP,
                               AF_COND_ALT_PP, AF_COND_ALT_CP, AF_COND_ALT_FA, AF_COND_ALT_KL,
-                              AF_COND_ALT_REF};
+                              AF_COND_ALT_REF, AF_COND_IN_NAME};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) f->set[ids[i]] = false;
   if (!c) return;
   af_begin(f);
@@ -468,6 +484,7 @@ void af_condition(au_facts *f, const sm_condition *c) {
   af_set(f, AF_COND_MESSAGE, ax_str(c->message));
   af_set(f, AF_COND_UNREAD, ax_str(unread_source(f->m)));
   af_setb(f, AF_COND_COMMENTED, c->subject && commented_definition(f->m, c->subject));
+  af_setb(f, AF_COND_IN_NAME, c->subject && named_in_file(f->m, c->subject));
   af_set(f, AF_COND_SUGGEST, ax_str(c->suggest));
   af_set(f, AF_COND_BASH, ax_str(c->bash));
   af_set(f, AF_COND_OPEN, ax_str(c->opener));

@@ -68,7 +68,8 @@
   X(COND_CLOSER, "cond_closer", CONDITION) X(COND_ALT_G_A, "cond_alt_g_a", CONDITION)                   \
   X(COND_ALT_TP, "cond_alt_tp", CONDITION) X(COND_ALT_PP, "cond_alt_pp", CONDITION)                   \
   X(COND_ALT_CP, "cond_alt_cp", CONDITION) X(COND_ALT_FA, "cond_alt_fa", CONDITION)                   \
-  X(COND_ALT_KL, "cond_alt_kl", CONDITION) X(COND_ALT_REF, "cond_alt_ref", CONDITION)
+  X(COND_ALT_KL, "cond_alt_kl", CONDITION) X(COND_ALT_REF, "cond_alt_ref", CONDITION) \
+  X(COND_IN_NAME, "cond_in_name", CONDITION)
 
 /* The steps of af_compute, in order. */
 #define AF_STEPS(X)                                                                              \

@@ -487,6 +487,28 @@ static bool antonyms(const char *a, const char *b) {
   return false;
 }
 
+/* Whether two hyphen-separated words differ in one word that names another thing rather than
+ * misspells it: a two-letter word (`--vision-dp-when-cp` is no typo of `--vision-dp-when-tp`:
+ * cp, tp, pp, ep, dp are each a parallelism) or one that differs only in its digits (fp8, fp4). */
+static bool other_word(const char *a, const char *b) {
+  size_t differ = 0;
+  bool named = false;
+  while (*a || *b) {
+    size_t la = strcspn(a, "-"), lb = strcspn(b, "-");
+    if (la != lb || memcmp(a, b, la)) {
+      bool digits = la == lb && la > 0;
+      for (size_t i = 0; digits && i < la; i++)
+        digits = a[i] == b[i] || (isdigit((unsigned char)a[i]) && isdigit((unsigned char)b[i]));
+      named = (la <= 2 && lb <= 2 && la && lb) || digits;
+      differ++;
+    }
+    a += la + (a[la] == '-');
+    b += lb + (b[lb] == '-');
+    if (!*a != !*b) return false; /* another number of words */
+  }
+  return differ == 1 && named;
+}
+
 typedef struct {
   const char *name;
   size_t d;
@@ -531,7 +553,7 @@ size_t fc_suggest(const fc_catalog *c, const char *name, const char **out, size_
       const char *known = c->opts[i].names[k];
       /* a --sglang- typo means an SGLang option, and the other way round */
       if (pd_str_starts(known, "--sglang-") != sglang) continue;
-      if (antonyms(name, known)) continue;
+      if (antonyms(name, known) || other_word(name, known)) continue;
       if (same_loosely(name, known)) {
         offer(best, &n, max, known, 0);
         continue;

@@ -114,6 +114,11 @@ static void test_suggest(void) {
   CHECK_INT(fc_suggest(c, "--no-kl-loss", near, 3), 0);
   CHECK_INT(fc_suggest(c, "--disable-weights-backupr", near, 3), 1);
   CHECK_STR(near[0], "--disable-weights-backuper");
+  /* a two-letter word swapped for another names another thing (kl, pg; cp, tp), a longer word's
+     slip is a typo */
+  CHECK_INT(fc_suggest(c, "--use-pg-loss", near, 3), 0);
+  CHECK_INT(fc_suggest(c, "--use-kl-los", near, 3), 1);
+  CHECK_STR(near[0], "--use-kl-loss");
   fc_free(c);
 }
 
