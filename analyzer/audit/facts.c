@@ -92,7 +92,8 @@ sm_cert af_track_end(au_facts *f, const sm_flag **why) {
   if (why) *why = f->track.why;
   return f->track.cert;
 }
-void af_setn(au_facts *f, af_id id, double x) { af_set(f, id, ax_num(x)); }
+/* NaN is never a value: a number computed from an unknown input is unknown (no "nan" in a message). */
+void af_setn(au_facts *f, af_id id, double x) { af_set(f, id, isnan(x) ? ax_null() : ax_num(x)); }
 void af_setb(au_facts *f, af_id id, bool b) { af_set(f, id, ax_bool(b)); }
 void af_sets(au_facts *f, af_id id, const char *s) {
   af_set(f, id, s ? ax_str(af_own(f, pd_xstrdup(s))) : ax_null());

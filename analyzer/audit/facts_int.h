@@ -53,7 +53,7 @@ void af_note_fact(au_facts *f, af_id id);
 double af_input(au_facts *f, af_id id);
 
 void af_set(au_facts *f, af_id id, ax_value v);
-void af_setn(au_facts *f, af_id id, double x);
+void af_setn(au_facts *f, af_id id, double x);      /* NAN = null as well: never a value */
 void af_setb(au_facts *f, af_id id, bool b);
 void af_sets(au_facts *f, af_id id, const char *s); /* copied; NULL = null */
 void af_setu(au_facts *f, af_id id, double x);      /* NAN = null */
