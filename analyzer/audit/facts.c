@@ -426,36 +426,43 @@ static double role_gpus(const json_t *v) {
   return (double)json_integer_value(n);
 }
 
-/* The value another train command gives `name` (its last occurrence, `--x v` or `--x=v`): the
- * catalog's default when absent, NAN when the shell's value is not known. */
-static double alt_num(const au_facts *f, const sm_condition *c, const char *name) {
+/* The word another train command gives `name` (its last occurrence, `--x v` or `--x=v`; NULL
+ * when not known); *seen: whether the flag is among its words at all. */
+static const char *alt_value(const sm_condition *c, const char *name, bool *seen) {
   size_t n = strlen(name);
   const char *v = NULL;
-  bool seen = false;
+  *seen = false;
   for (size_t i = 0; i < c->nwords; i++) {
     const char *w = c->words[i];
     if (!w || strncmp(w, name, n) != 0 || (w[n] != '\0' && w[n] != '=')) continue;
-    seen = true;
+    *seen = true;
     v = w[n] == '=' ? w + n + 1 : i + 1 < c->nwords ? c->words[i + 1] : NULL;
   }
+  return v;
+}
+
+/* Its number for `name`: the catalog's default when absent, NAN when the shell's value is not
+ * known. */
+static double alt_num(const au_facts *f, const sm_condition *c, const char *name) {
+  bool seen;
+  const char *v = alt_value(c, name, &seen);
   if (!seen) return catalog_default(f, name);
   double x;
   return v && pd_parse_double(v, &x) ? x : NAN;
 }
 
-/* Its `--resource` as JSON (the last occurrence), or NULL. Caller decrefs. */
+/* Its `--resource` as JSON, or NULL. Caller decrefs. */
 static json_t *alt_resource(const sm_condition *c) {
-  const char *v = NULL;
-  for (size_t i = 0; i + 1 < c->nwords; i++)
-    if (c->words[i] && !strcmp(c->words[i], "--resource")) v = c->words[i + 1];
+  bool seen;
+  const char *v = alt_value(c, "--resource", &seen);
   return v ? json_loads(v, 0, NULL) : NULL;
 }
 
 /* Whether another train command has the switch among its own words. */
 static bool alt_on(const sm_condition *c, const char *name) {
-  for (size_t i = 0; i < c->nwords; i++)
-    if (c->words[i] && !strcmp(c->words[i], name)) return true;
-  return false;
+  bool seen;
+  alt_value(c, name, &seen);
+  return seen;
 }
 
 /* The roles another train command gives: its actor GPUs ("actor": [1, N], the shape

@@ -65,13 +65,17 @@ static char *fork_note(const sm_builder *b, unsigned in) {
   return pd_xasprintf(" (%s refuses it; %s accepts it)", fork_repo(in), fork_repo(~in));
 }
 
-/* The fork the train command is written for: a Relax option only one fork defines is dropped
- * unread by the other (an unknown argument), so an author who uses it runs on that fork. */
+/* Whether what only the forks `in` refuse is not this script's: it is written for another. */
+static bool other_forks(const sm_builder *b, unsigned in) { return b->fork && !(b->fork & in); }
+
+/* The fork the train command is written for, from the flags' catalog entries: a Relax option
+ * only one fork defines is dropped unread by the other (an unknown argument), so an author who
+ * uses it runs on that fork. */
 static void find_fork(sm_builder *b, const sm_model *m, const fc_catalog *cat) {
   b->fork = 0;
   b->fork_by = NULL;
   for (size_t i = 0; i < m->nflags; i++) {
-    const fc_option *o = fc_find(cat, m->flags[i].name);
+    const fc_option *o = m->flags[i].opt;
     if (!o || (o->parser != FC_RELAX && o->parser != FC_PRE) || (o->in & FC_IN_CHECKOUT)) continue;
     unsigned in = 0;
     for (const fc_option *d = o; d; d = fc_variant(cat, d)) in |= d->in;
@@ -99,7 +103,7 @@ static const fc_option *unknown_flag(sm_builder *b, sm_model *m, size_t i, const
   if (instead) {
     bool every = (in & (FC_IN_INFRA | FC_IN_STUDIO)) == (FC_IN_INFRA | FC_IN_STUDIO);
     fl->argp = every ? SM_ARGP_EXPLICIT : SM_ARGP_UNKNOWN;
-    if (!every && b->fork && !(b->fork & in)) return NULL; /* written for the fork that takes it */
+    if (!every && other_forks(b, in)) return NULL; /* written for the fork that takes it */
     char *why = every ? pd_xstrdup("") : fork_note(b, in);
     flag_cond(b, m, i, every ? SM_ERROR : SM_WARN, every ? "flag-rejected" : "flag-rejected-fork", fl->range,
               pd_xasprintf("%s is refused by Relax before it parses anything%s%s%s", fl->name, why,
@@ -257,7 +261,7 @@ static void value_ok(sm_builder *b, sm_model *m, size_t i, const fc_catalog *cat
   bool everywhere;
   unsigned in;
   const fc_dep_value *dv = deprecated_value(cat, fl->opt, v->text, &everywhere, &in);
-  if (dv && dv->error && !everywhere && b->fork && !(b->fork & in)) {
+  if (dv && dv->error && !everywhere && other_forks(b, in)) {
     return; /* written for the fork that accepts it */
   } else if (dv && dv->error) {
     if (everywhere) fl->argp = SM_ARGP_BAD_VALUE;
@@ -378,10 +382,10 @@ static void alias_lookups(sm_model *m) {
 
 void sm_check_argv(sm_builder *b, sm_model *m, const fc_catalog *cat) {
   m->catalog = cat;
-  find_fork(b, m, cat);
+  for (size_t i = 0; i < m->nflags; i++) m->flags[i].opt = fc_find(cat, m->flags[i].name);
+  find_fork(b, m, cat); /* before the checks: what a fork refuses depends on it */
   for (size_t i = 0; i < m->nflags; i++) {
     sm_flag *fl = &m->flags[i];
-    fl->opt = fc_find(cat, fl->name);
     if (!fl->opt) fl->opt = unknown_flag(b, m, i, cat);
     if (fl->opt) known_flag(b, m, i, cat);
     if (sm_argp_fails(fl->argp)) mark_broken(m, fl->name, i);

@@ -53,10 +53,15 @@ static void lower(sh_word *b, sm_cert cert, const char *var) {
   b->cert_var = var ? sh_intern(b->env, var, strlen(var)) : NULL;
 }
 
-/* The current field expanded a variable that is not set: remembered for the user's text. */
+/* The current field expanded a variable that is not set: remembered for the user's text.
+ * NULL: none. */
 static void note_unset(sh_word *b, const char *name) {
-  if (!b->unset_var) b->unset_var = sh_intern(b->env, name, strlen(name));
+  if (name && !b->unset_var) b->unset_var = sh_intern(b->env, name, strlen(name));
 }
+
+/* The set scalar `name` was assigned from a word in which a variable not set then gave nothing:
+ * that variable is carried on to this word. */
+static void carry_unset(sh_word *b, const char *name) { note_unset(b, sh_var_unset_from(b->env, name)); }
 
 #define MAX_DEPTH 64
 #define MAX_SEQ 100000
@@ -181,11 +186,11 @@ static char *expand_children_scalar(sh_word *outer, TSNode n, uint32_t from, uin
   }
   *known = b.resolved;
   lower(outer, b.cert, b.cert_var);
-  if (b.unset_var) note_unset(outer, b.unset_var); /* `${X:-${DIR}/x}` with DIR unset */
+  note_unset(outer, b.unset_var); /* `${X:-${DIR}/x}` with DIR unset */
   char *s = pd_buf_take(&b.cur);
   for (size_t i = 0; i < tmp.n; i++) { /* spreads inside an operand: join with blanks */
     lower(outer, tmp.v[i].cert, tmp.v[i].cert_var);
-    if (tmp.v[i].unset_var) note_unset(outer, tmp.v[i].unset_var);
+    note_unset(outer, tmp.v[i].unset_var);
     char *j = pd_xasprintf("%s%s%s", tmp.v[i].text, *s ? " " : "", s);
     free(s);
     s = j;
@@ -554,8 +559,7 @@ static void expand_braced(sh_word *b, const word_ctx *w, TSNode n, bool quoted) 
   } else {
     set = sh_var_get(b->env, vname, &val, &cert, &via);
     known = sm_cert_known(cert);
-    const char *from = set ? sh_var_unset_from(b->env, vname) : NULL;
-    if (from) note_unset(b, from); /* assigned from a word in which it gave nothing */
+    if (set) carry_unset(b, vname);
   }
   if (set) lower(b, cert, via);
   if (set && !known) {
@@ -713,8 +717,7 @@ static void expand_node(sh_word *b, const word_ctx *w, TSNode n, bool quoted) {
         if (sm_cert_known(cert)) add_value(b, w, val, quoted);
         else add_unknown(b, s, len, cert, via);
         lower(b, cert, via);
-        const char *from = sh_var_unset_from(b->env, name);
-        if (from) note_unset(b, from); /* assigned from a word in which it gave nothing */
+        carry_unset(b, name);
       } else if (isdigit((unsigned char)name[0]) || strchr("?$!-", name[0])) {
         add_unresolved(b, s, len);
       } else {

@@ -398,7 +398,6 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
     const char *via = NULL, *unset = NULL;
     char *v = ts_node_is_null(value) ? pd_xstrdup("")
                                      : sh_expand_scalar_unset(b->w.env, &sf, value, &cert, &via, &unset);
-    char *unset_copy = unset ? pd_xstrdup(unset) : NULL; /* the env may move its strings */
     if (append) {
       const char *old, *oldvia;
       sm_cert oldcert;
@@ -419,9 +418,8 @@ static void assign(sm_builder *b, int file, TSNode n, bool cond, bool exported) 
       via = cond ? NULL : b->path_var;
     }
     sh_var_set(b->w.env, vname, v, cert, via);
-    if (unset_copy && !append) sh_var_set_unset_from(b->w.env, vname, unset_copy);
+    if (unset && !append) sh_var_set_unset_from(b->w.env, vname, unset); /* the env's: stays put */
     sh_var_mark(b->w.env, vname, file, sh_node_range(n), exported);
-    free(unset_copy);
     free(v);
   }
   free(vname);
