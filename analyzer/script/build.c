@@ -86,6 +86,7 @@ void sm_arrays_free(sm_array *a, size_t n) {
 void sm_file_copy(sm_file *d, const sm_file *s) {
   *d = *s;
   d->path = s->path ? pd_xstrdup(s->path) : NULL;
+  d->job_path = s->job_path ? pd_xstrdup(s->job_path) : NULL;
   d->text = pd_xstrndup(s->text, s->len);
   d->lines = pd_xmalloc((s->nlines ? s->nlines : 1) * sizeof *d->lines);
   memcpy(d->lines, s->lines, s->nlines * sizeof *d->lines);
@@ -94,6 +95,7 @@ void sm_file_copy(sm_file *d, const sm_file *s) {
 static void files_free(sm_file *f, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(f[i].path);
+    free(f[i].job_path);
     free(f[i].text);
     free(f[i].lines);
   }
@@ -170,7 +172,7 @@ void sm_walk_save(sm_walk *dst, const sm_walk *src) {
   dst->nfiles = dst->files_cap = src->nfiles;
   for (size_t i = 0; i < src->nfiles; i++) {
     if (i) sm_file_copy(&dst->files[i], &src->files[i]);
-    else dst->files[0] = (sm_file){pd_xstrdup(src->files[0].path), NULL, 0, NULL, 0, -1, {0}};
+    else dst->files[0] = (sm_file){pd_xstrdup(src->files[0].path), NULL, 0, NULL, 0, -1, {0}, NULL};
   }
   dst->trees = trees_copy(src->trees, src->nfiles);
   dst->trees_cap = src->nfiles;
@@ -181,6 +183,7 @@ void sm_walk_restore(sm_walk *w, const sm_walk *saved) {
   sm_tree_ref *own_tree = w->trees[0];
   for (size_t i = 1; i < w->nfiles; i++) {
     free(w->files[i].path);
+    free(w->files[i].job_path);
     free(w->files[i].text);
     free(w->files[i].lines);
     sm_tree_ref_drop(w->trees[i]);

@@ -83,6 +83,7 @@ json_t *sm_to_json(const sm_model *m) {
     json_object_set_new(f, "file", json_string(rp));
     free(rp);
     json_object_set_new(f, "path", json_string(m->files[i].path));
+    if (m->files[i].job_path) json_object_set_new(f, "as_written", json_string(m->files[i].job_path));
     if (m->files[i].parent >= 0) {
       json_object_set_new(f, "sourced_from", json_integer(m->files[i].parent));
       json_object_set_new(f, "source_line", json_integer(m->files[i].source_range.start_line + 1));

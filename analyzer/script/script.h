@@ -93,6 +93,8 @@ typedef struct {
   size_t nlines;
   int parent;  /* index of the file that sourced it; -1 for the script itself */
   sm_range source_range; /* the `source` command in the parent */
+  char *job_path; /* the absolute path the script wrote, when it names the job's copy of this
+                     checkout and `path` is this checkout's file read in its place; else NULL */
 } sm_file;
 
 /* How a value was known, from least to most certain. A finding is only as sure as the least

@@ -38,12 +38,15 @@ static bool under_root(const char *path, const char *root) {
 
 /* Whether path lies outside the checkout the script is in (the directory above its scripts/
  * folder): a file there (a .venv, an env file) may well exist where the job runs. */
-static bool outside_checkout(const sm_builder *b, const char *path) {
+static char *checkout_root(const sm_builder *b) {
   const char *s = b->w.files[0].path, *at = NULL;
   for (const char *p = strstr(s, "/scripts/"); p; p = strstr(p + 1, "/scripts/")) at = p;
-  if (!at) return false;
-  char *root = pd_xstrndup(s, (size_t)(at - s));
-  bool out = !under_root(path, root);
+  return at ? pd_xstrndup(s, (size_t)(at - s)) : NULL;
+}
+
+static bool outside_checkout(const sm_builder *b, const char *path) {
+  char *root = checkout_root(b);
+  bool out = root && !under_root(path, root);
   free(root);
   return out;
 }
@@ -191,6 +194,29 @@ static bool under_root_logged(sm_builder *b, const char *path) {
   return in;
 }
 
+/* An absolute path of the machine the job runs on that names one of this checkout's own files
+ * there: "/workspace/Relax/scripts/models/qwen3-4B.sh" from a script in a checkout that has
+ * scripts/models/qwen3-4B.sh. The job's copy of the checkout is taken to be this one (the
+ * recipes mount it so), and the file is read here. On success *full becomes the local path and
+ * *as_written (caller frees) the path as the script wrote it. */
+static char *read_job_copy(sm_builder *b, char **full, size_t *len, char **as_written) {
+  const char *at = (*full)[0] == '/' ? strstr(*full, "/scripts/") : NULL;
+  char *root = at && outside_checkout(b, *full) ? checkout_root(b) : NULL;
+  if (!root) return NULL;
+  char *local = pd_xasprintf("%s%s", root, at), *text = NULL;
+  free(root);
+  if (under_root(local, b->opt->workspace_root) && under_root_logged(b, local))
+    text = read_logged(b, local, len);
+  if (!text) {
+    free(local);
+    errno = ENOENT;
+    return NULL;
+  }
+  *as_written = *full;
+  *full = local;
+  return text;
+}
+
 static char *discover_logged(sm_builder *b) {
   char *d = discover_model_dir(b);
   log_fsq(b, SM_FSQ_DISCOVER, d, d != NULL);
@@ -235,6 +261,7 @@ int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */
     *PD_PUSH(f->lines, f->nlines, cap) = (uint32_t)(p - text) + 1;
   f->parent = parent;
   f->source_range = src_range;
+  f->job_path = NULL;
   pd_grow((void **)&w->trees, &w->trees_cap, w->nfiles, sizeof *w->trees);
   w->trees[w->nfiles - 1] = NULL;
   return (int)(w->nfiles - 1);
@@ -362,6 +389,18 @@ static char *near_miss(const sm_builder *b, const char *full) {
 }
 
 
+/* The condition for a sourced file that could not be read (errno e; typo: consumed). */
+static void note_unreadable(sm_builder *b, int file, sm_range cr, const char *full, const char *shown,
+                            int e, char *typo) {
+  const char *code = typo ? "source-near-miss" : outside_checkout(b, full) ? "source-missing-outside" : "source-missing";
+  sm_add_cond(b, SM_WARN, code, file, cr,
+              pd_xasprintf("cannot read sourced file %s: %s%s%s", shown,
+                           e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT),
+                           typo ? "; " : "", typo ? typo : ""));
+  free(typo);
+  sm_cond_about(b, shown, NULL);
+}
+
 void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   b->unrepeatable = true;
   sh_file sf = sm_shfile(b, file);
@@ -466,17 +505,14 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   errno = 0;
   const cache_entry *hit = cache_find(b->opt->cache, full);
   char *text = hit ? pd_xstrndup(hit->text, hit->len) : read_logged(b, full, &len);
+  char *as_written = NULL;
   if (hit) len = hit->len;
+  int e = text ? 0 : errno;
+  /* a near spelling of a path that is there is a typo, not the job's own copy of a file */
+  char *typo = e == ENOENT ? near_miss(b, full) : NULL;
+  if (!text && !typo && e == ENOENT) text = read_job_copy(b, &full, &len, &as_written);
   if (!text) {
-    int e = errno;
-    char *typo = e == ENOENT ? near_miss(b, full) : NULL;
-    const char *code = typo ? "source-near-miss" : outside_checkout(b, full) ? "source-missing-outside" : "source-missing";
-    sm_add_cond(b, SM_WARN, code, file, cr,
-             pd_xasprintf("cannot read sourced file %s: %s%s%s", shown,
-                          e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT),
-                          typo ? "; " : "", typo ? typo : ""));
-    free(typo);
-    sm_cond_about(b, shown, NULL);
+    note_unreadable(b, file, cr, full, shown, e, typo);
     if (models && !b->w.model) {
       b->w.model = pd_xstrdup(bn);
       b->w.source_file = file;
@@ -486,6 +522,7 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   }
   {
     int nf = sm_add_file(&b->w, full, text, len, file, cr);
+    b->w.files[nf].job_path = as_written;
     full = NULL;
     if (hit) {
       b->w.trees[nf] = sm_tree_ref_new(ts_tree_copy(hit->tree));
