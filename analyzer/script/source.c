@@ -389,10 +389,14 @@ static char *near_miss(const sm_builder *b, const char *full) {
 }
 
 
-/* The condition for a sourced file that could not be read (errno e; typo: consumed). */
+/* The condition for a sourced file that could not be read (errno e; typo: consumed). A file
+ * outside the checkout that is not a model config (a .venv, an env file) is source-missing-outside:
+ * it may well exist where the job runs, and what it defines is asked for where a flag needs it. */
 static void note_unreadable(sm_builder *b, int file, sm_range cr, const char *full, const char *shown,
-                            int e, char *typo) {
-  const char *code = typo ? "source-near-miss" : outside_checkout(b, full) ? "source-missing-outside" : "source-missing";
+                            int e, char *typo, bool models) {
+  const char *code = typo                                  ? "source-near-miss"
+                     : !models && outside_checkout(b, full) ? "source-missing-outside"
+                                                            : "source-missing";
   sm_add_cond(b, SM_WARN, code, file, cr,
               pd_xasprintf("cannot read sourced file %s: %s%s%s", shown,
                            e == EFBIG ? "file too large" : pd_read_error(e ? e : ENOENT),
@@ -512,7 +516,7 @@ void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg) {
   char *typo = e == ENOENT ? near_miss(b, full) : NULL;
   if (!text && !typo && e == ENOENT) text = read_job_copy(b, &full, &len, &as_written);
   if (!text) {
-    note_unreadable(b, file, cr, full, shown, e, typo);
+    note_unreadable(b, file, cr, full, shown, e, typo, models);
     if (models && !b->w.model) {
       b->w.model = pd_xstrdup(bn);
       b->w.source_file = file;
