@@ -29,6 +29,7 @@
   X(C_STYLE_FOR_STATEMENT, "c_style_for_statement") X(HEREDOC_BODY, "heredoc_body")           \
   X(HEREDOC_REDIRECT, "heredoc_redirect") X(TEST_COMMAND, "test_command")                     \
   X(FILE_REDIRECT, "file_redirect") X(HERESTRING_REDIRECT, "herestring_redirect")             \
+  X(REDIRECTED_STATEMENT, "redirected_statement")                                             \
   X(UNARY_EXPRESSION, "unary_expression") X(BINARY_EXPRESSION, "binary_expression")           \
   X(TERNARY_EXPRESSION, "ternary_expression")                                                 \
   X(PARENTHESIZED_EXPRESSION, "parenthesized_expression")                                     \

@@ -788,6 +788,12 @@ static sm_tri walk_status(sm_builder *b, int file, TSNode n, bool cond, sm_cert 
   *cert = SM_CERT_LITERAL;
   *via = NULL;
   bs_kind t = bs_kind_of(n);
+  if (t == BS_REDIRECTED_STATEMENT) {
+    /* `[ -n "$X" ] && ray status >/dev/null 2>&1` parses as the list redirected; the redirection
+     * is the last command's and leaves the list's status as it is */
+    TSNode body = bs_child(n, BSF_BODY);
+    if (!ts_node_is_null(body) && bs_is(body, BS_LIST)) return walk_list(b, file, body, cond, cert, via);
+  }
   if (t == BS_LIST) return walk_list(b, file, n, cond, cert, via);
   if (t == BS_VARIABLE_ASSIGNMENT || t == BS_DECLARATION_COMMAND) {
     sm_walk_node(b, file, n, cond);

@@ -427,6 +427,31 @@ static void test_launch_forms(void) {
   sm_model_free(m);
 }
 
+static void test_redirected_condition(void) {
+  /* `[ -n "${X:-}" ] && cmd >/dev/null 2>&1` parses as the list redirected: the test on a variable
+   * nothing sets still decides it (false), so the branch does not run */
+  const char *s =
+      "V=/from-script\n"
+      "if [ -n \"${RAY_ADDRESS:-}\" ] && timeout 5 ray status >/dev/null 2>&1; then\n"
+      "  V=/from-branch\n"
+      "fi\n"
+      "python3 -m relax.entrypoints.train --save \"$V\"\n";
+  sm_model *m = build_text("/tmp/run-r.sh", s, NULL);
+  CHECK_STR(sm_flag_str(m, "--save"), "/from-script");
+  sm_model_free(m);
+  /* when the test passes, the redirected command decides: not known, so the branch may run */
+  const char *s2 =
+      "V=/from-script\nX=1\n"
+      "if [ -n \"$X\" ] && timeout 5 ray status >/dev/null 2>&1; then\n"
+      "  V=/from-branch\n"
+      "fi\n"
+      "python3 -m relax.entrypoints.train --save \"$V\"\n";
+  m = build_text("/tmp/run-r2.sh", s2, NULL);
+  const sm_flag *f = sm_flag_get(m, "--save");
+  CHECK(f && f->nvalues == 1 && f->values[0].cert == SM_CERT_BRANCH);
+  sm_model_free(m);
+}
+
 /* An in-memory file system for sourcing tests. */
 typedef struct {
   const char *path, *text;
@@ -750,6 +775,7 @@ int main(void) {
   test_half_typed();
   test_no_train_line();
   test_launch_forms();
+  test_redirected_condition();
   test_sources();
   test_source_path_growth();
   test_gpu_choice();
