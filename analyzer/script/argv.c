@@ -59,6 +59,9 @@ static const char *fork_repo(unsigned in) {
 /* " (F refuses it; ...)": which fork refuses (in), and either the option that says the script
  * is written for that fork or that the other fork accepts it. Caller frees. */
 static char *fork_note(const sm_builder *b, unsigned in) {
+  if ((b->fork & in) && b->fork_remote)
+    return pd_xasprintf(" (%s refuses it; this script's checkout is a clone of it: %s)", fork_repo(in),
+                        b->fork_remote);
   if (b->fork & in)
     return pd_xasprintf(" (%s refuses it; this script uses %s, which only that fork defines, so it "
                         "is written for it)", fork_repo(in), b->fork_by);
@@ -85,6 +88,9 @@ static void find_fork(sm_builder *b, const sm_model *m, const fc_catalog *cat) {
     b->fork |= in;
   }
   if (b->fork == (FC_IN_INFRA | FC_IN_STUDIO)) b->fork = 0, b->fork_by = NULL;
+  free(b->fork_remote);
+  b->fork_remote = NULL;
+  if (!b->fork) b->fork = sm_git_fork(b, &b->fork_remote); /* no flag says: the clone's remote */
 }
 
 static void mark_broken(sm_model *m, const char *name, size_t i) {

@@ -415,6 +415,7 @@ sm_model *sm_build(const char *path, const char *text, size_t len, const TSTree 
   sm_walk_free(&b.w);
   free(b.stack);
   free(b.test_unset);
+  free(b.fork_remote);
   if (b.parser) ts_parser_delete(b.parser);
   return m;
 }

@@ -104,6 +104,7 @@ typedef struct {
      fork_by is the first such flag (in the model's flags). */
   unsigned fork;
   const char *fork_by;
+  char *fork_remote; /* when no flag says and the checkout's git remote does: its URL (owned) */
 } sm_builder;
 
 /* cond.c: tri-state exit statuses. */
@@ -146,6 +147,11 @@ void sm_skipped_trains(sm_builder *b, int file, TSNode n);
 
 /* source.c */
 void sm_follow_source(sm_builder *b, int file, TSNode cmd, TSNode arg);
+/* The fork (FC_IN_INFRA or FC_IN_STUDIO) the checkout the script is in was cloned from: the
+ * first .git/config upwards from the script whose remote URLs name exactly one of
+ * redai-infra/Relax and redai-studio/Relax; *url (caller frees) that URL. 0 (and NULL) when
+ * there is none, or its remotes name both. The reads are logged like a sourced file's. */
+unsigned sm_git_fork(sm_builder *b, char **url);
 int sm_add_file(sm_walk *w, char *path /* consumed */, char *text /* consumed */, size_t len,
                 int parent, sm_range src_range);
 /* True when every answer in log[0..n) is still the same. */

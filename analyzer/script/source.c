@@ -18,6 +18,7 @@
 #include "base/limits.h"
 #include "base/path.h"
 #include "base/str.h"
+#include "flagcat/flagcat.h"
 #include "script/sm_int.h"
 
 /* ---- paths --------------------------------------------------------------------------------- */
@@ -191,6 +192,62 @@ static char *read_logged(sm_builder *b, const char *path, size_t *len) {
 static bool under_root_logged(sm_builder *b, const char *path) {
   bool in = under_root_real(path, b->opt->workspace_root);
   log_fsq(b, SM_FSQ_UNDER_ROOT, path, in);
+  return in;
+}
+
+/* The forks a git config's remote URLs name (FC_IN_* bits); *url (caller frees) the first such. */
+static unsigned remote_forks(const char *text, size_t len, char **url) {
+  static const struct { const char *repo; unsigned in; } forks[] = {
+      {"redai-infra/relax", FC_IN_INFRA}, {"redai-studio/relax", FC_IN_STUDIO}};
+  unsigned in = 0;
+  for (const char *p = text, *end = text + len; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    char *line = pd_xstrndup(p, n), *v = line;
+    while (*v == ' ' || *v == '\t') v++;
+    if (!strncmp(v, "url", 3) && strchr(v, '=')) {
+      v = strchr(v, '=') + 1;
+      while (*v == ' ' || *v == '\t') v++;
+      size_t k = strlen(v);
+      while (k && (v[k - 1] == '\r' || v[k - 1] == ' ')) v[--k] = '\0';
+      for (char *c = v; *c; c++) *c = (char)tolower((unsigned char)*c);
+      for (size_t f = 0; f < sizeof forks / sizeof forks[0]; f++)
+        if (strstr(v, forks[f].repo) && !(in & forks[f].in)) {
+          in |= forks[f].in;
+          if (!*url) *url = pd_xstrdup(v);
+        }
+    }
+    free(line);
+    p += n + 1;
+  }
+  return in;
+}
+
+unsigned sm_git_fork(sm_builder *b, char **url) {
+  *url = NULL;
+  char *dir = pd_path_dirname(b->w.files[0].path);
+  unsigned in = 0;
+  for (int up = 0; up < 16; up++) {
+    char *cfg = pd_xasprintf("%s/.git/config", dir);
+    size_t len = 0;
+    char *text = read_logged(b, cfg, &len);
+    free(cfg);
+    if (text) {
+      in = remote_forks(text, len, url);
+      free(text);
+      break;
+    }
+    if (!strcmp(dir, "/") || !strchr(dir, '/')) break;
+    char *parent = pd_path_dirname(dir);
+    free(dir);
+    dir = parent;
+  }
+  free(dir);
+  if (in == (FC_IN_INFRA | FC_IN_STUDIO)) in = 0; /* a clone of one with the other as a remote */
+  if (!in) {
+    free(*url);
+    *url = NULL;
+  }
   return in;
 }
 

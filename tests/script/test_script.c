@@ -54,6 +54,12 @@ static bool has_cond(const sm_model *m, const char *code) {
   return false;
 }
 
+static const sm_condition *find_cond(const sm_model *m, const char *code) {
+  for (size_t i = 0; i < m->nconds; i++)
+    if (!strcmp(m->conds[i].code, code)) return &m->conds[i];
+  return NULL;
+}
+
 static json_t *flag_json(json_t *model, const char *name, int k) {
   size_t i;
   json_t *f;
@@ -466,6 +472,34 @@ static char *vread(void *ctx, const char *path, size_t *len) {
   return NULL;
 }
 
+static void test_git_fork(void) {
+  /* no flag says which fork the script is for: the checkout's git remote does. redai-studio
+   * accepts PPO and redai-infra refuses it (at the catalog's commits) */
+  vfile studio[] = {{"/co/.git/config", "[remote \"origin\"]\n\turl = https://github.com/redai-studio/Relax.git\n"},
+                    {NULL, NULL}};
+  vfile infra[] = {{"/co/.git/config", "[remote \"origin\"]\n\turl = git@github.com:redai-infra/Relax.git\n"},
+                   {NULL, NULL}};
+  vfile both[] = {{"/co/.git/config", "[remote \"a\"]\n url = https://github.com/redai-infra/Relax\n"
+                                      "[remote \"b\"]\n url = https://github.com/redai-studio/Relax\n"},
+                  {NULL, NULL}};
+  const char *s = "python3 -m relax.entrypoints.train --advantage-estimator ppo\n";
+  sm_reader rd = {vread, studio};
+  sm_options opt = {.reader = &rd, .catalog = test_catalog};
+  sm_model *m = sm_build("/co/scripts/training/text/run-p.sh", s, strlen(s), NULL, &opt);
+  CHECK(!has_cond(m, "value-refused-fork"));
+  sm_model_free(m);
+  rd.ctx = infra;
+  m = sm_build("/co/scripts/training/text/run-p.sh", s, strlen(s), NULL, &opt);
+  const sm_condition *c = find_cond(m, "value-refused-fork");
+  CHECK(c && strstr(c->message, "a clone of it: git@github.com:redai-infra/relax.git"));
+  sm_model_free(m);
+  rd.ctx = both;
+  m = sm_build("/co/scripts/training/text/run-p.sh", s, strlen(s), NULL, &opt);
+  c = find_cond(m, "value-refused-fork");
+  CHECK(c && strstr(c->message, "redai-studio/Relax accepts it"));
+  sm_model_free(m);
+}
+
 static void test_sources(void) {
   vfile fs[] = {
       {"/ws/scripts/models/m.sh", "MODEL_ARGS=(--num-layers 4)\nsource /ws/scripts/models/m.sh\n"},
@@ -777,6 +811,7 @@ int main(void) {
   test_launch_forms();
   test_redirected_condition();
   test_sources();
+  test_git_fork();
   test_source_path_growth();
   test_gpu_choice();
   test_expansions();
