@@ -99,6 +99,16 @@ static void mark_broken(sm_model *m, const char *name, size_t i) {
   if (added) s->value = i;
 }
 
+/* `--no-x` where --x is a plain switch that is off unless given (`--no-use-wandb`): argparse
+ * ignores the word, and the job runs as the author meant, so there is nothing to report. */
+static bool negates_off_switch(const fc_catalog *cat, const char *name) {
+  if (strncmp(name, "--no-", 5) != 0 || strlen(name) > 200) return false;
+  char pos[208];
+  snprintf(pos, sizeof pos, "--%s", name + 5);
+  const fc_option *o = fc_find(cat, pos);
+  return o && o->action == FC_STORE_TRUE && o->default_text && !strcmp(o->default_text, "False");
+}
+
 /* A spelling no parser has: refused before parsing, ambiguous or abbreviating in SGLang's
  * parsers, removed by Relax from SGLang's, left out of the catalog, or unknown. Returns the
  * option an abbreviation stands for (the occurrence is then read as that option), else NULL. */
@@ -149,6 +159,7 @@ static const fc_option *unknown_flag(sm_builder *b, sm_model *m, size_t i, const
   }
   if (fc_uncovered(cat, fl->name)) return NULL; /* not read: say nothing, check nothing */
   fl->argp = SM_ARGP_UNKNOWN;
+  if (negates_off_switch(cat, fl->name)) return NULL;
   const char *near[3];
   n = fc_suggest(cat, fl->name, near, 3);
   fl->intended = n ? near[0] : NULL;
