@@ -227,7 +227,7 @@ unsigned sm_git_fork(sm_builder *b, char **url) {
   *url = NULL;
   char *dir = pd_path_dirname(b->w.files[0].path);
   unsigned in = 0;
-  for (int up = 0; up < 16; up++) {
+  for (int up = 0; up < 16 && under_root(dir, b->opt->workspace_root); up++) {
     char *cfg = pd_xasprintf("%s/.git/config", dir);
     size_t len = 0;
     char *text = read_logged(b, cfg, &len);
