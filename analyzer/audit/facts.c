@@ -369,12 +369,16 @@ static const char *similar_name(const sm_model *m, const sm_condition *c) {
 /* The first sourced file the model could not read or follow (shown as the condition shows it):
  * what a variable or array the script never sets may come from. */
 static const char *unread_source(const sm_model *m) {
+  /* an entrypoint or env file before a model config: a model config sets the model's flags,
+     not the launch's variables */
+  const char *any = NULL;
   for (size_t i = 0; i < m->nconds; i++) {
-    const char *code = m->conds[i].code;
-    if (pd_str_starts(code, "source-") && strcmp(code, "source-cycle") && m->conds[i].subject)
-      return m->conds[i].subject;
+    const char *code = m->conds[i].code, *subject = m->conds[i].subject;
+    if (!pd_str_starts(code, "source-") || !strcmp(code, "source-cycle") || !subject) continue;
+    if (!strstr(subject, "/models/")) return subject;
+    if (!any) any = subject;
   }
-  return NULL;
+  return any;
 }
 
 /* The first sourced file that does not exist (source-missing, -near-miss, -missing-outside: what
