@@ -60,7 +60,7 @@
   X(ACT_RECOMPUTE, "act_recompute", MEMORY) X(ACT, "act", MEMORY) X(LOGITS, "logits", MEMORY) X(LOGITS_LP, "logits_lp", MEMORY)  \
   X(OVERHEAD, "overhead", MEMORY) X(PEAK, "peak", MEMORY) X(PEAK_NORECOMPUTE, "peak_norecompute", MEMORY)                \
   X(PEAK_RESIDENT, "peak_resident", MEMORY) X(KV_BYTES_TOKEN, "kv_bytes_token", MEMORY)                          \
-  X(ROLLOUT_WEIGHTS, "rollout_weights", MEMORY) X(ROLLOUT_DTYPE, "rollout_dtype", MEMORY) X(KV_TOKENS, "kv_tokens", MEMORY) X(MIN_GPUS_FIT, "min_gpus_fit", MEMORY) \
+  X(ROLLOUT_WEIGHTS, "rollout_weights", MEMORY) X(ROLLOUT_DTYPE, "rollout_dtype", MEMORY) X(ROLLOUT_DTYPE_STATED, "rollout_dtype_stated", MEMORY) X(KV_TOKENS, "kv_tokens", MEMORY) X(MIN_GPUS_FIT, "min_gpus_fit", MEMORY) \
   X(COND_CODE, "cond_code", CONDITION) X(COND_SUBJECT, "cond_subject", CONDITION) X(COND_FLAG, "cond_flag", CONDITION)            \
   X(COND_SIMILAR, "cond_similar", CONDITION) X(COND_MISSING, "cond_missing", CONDITION) X(COND_MESSAGE, "cond_message", CONDITION)   \
   X(COND_UNREAD, "cond_unread", CONDITION) X(COND_COMMENTED, "cond_commented", CONDITION) X(COND_SUGGEST, "cond_suggest", CONDITION) \

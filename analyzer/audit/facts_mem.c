@@ -332,7 +332,7 @@ static const char *rollout_dtype(au_facts *f, double *bytes) {
     af_assume(f, "rollout weights taken as %s from the file name", d);
     return d;
   }
-  *bytes = 2;
+  *bytes = 0; /* nothing states it: bf16 assumed (the caller says so) */
   return "bf16";
 }
 
@@ -343,6 +343,8 @@ static void memory_rollout(au_facts *f, const af_shape *s, double usable_gib) {
   memory_inputs(f);
   double wbytes;
   af_sets(f, AF_ROLLOUT_DTYPE, rollout_dtype(f, &wbytes));
+  af_setb(f, AF_ROLLOUT_DTYPE_STATED, wbytes > 0);
+  if (wbytes <= 0) wbytes = 2;
   double wq = wbytes * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
   af_setn(f, AF_ROLLOUT_WEIGHTS, wq / gpe / AF_GIB);
   double fr = isnan(frac) ? 0.8 : frac;
