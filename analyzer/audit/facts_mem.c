@@ -304,7 +304,8 @@ static const char *quant_in(const char *text, size_t n, double *bytes) {
 
 /* What the rollout engine holds its weights in: SGLang's --sglang-quantization, else what the
  * checkpoint it loads says of itself — its path, or the variable the path came from as the
- * script writes it (`${HF_INT4}`) — else what the file name states (`-int4`, `-fp8`, assumed). */
+ * script writes it (`${HF_INT4}`) — else what the file name states (`-int4`, `-fp8`, assumed).
+ * NULL when nothing states it. */
 static const char *rollout_dtype(au_facts *f, double *bytes) {
   const char *q = af_flag_str(f, "--sglang-quantization");
   if (q) {
@@ -332,8 +333,7 @@ static const char *rollout_dtype(au_facts *f, double *bytes) {
     af_assume(f, "rollout weights taken as %s from the file name", d);
     return d;
   }
-  *bytes = 0; /* nothing states it: bf16 assumed (the caller says so) */
-  return "bf16";
+  return NULL;
 }
 
 static void memory_rollout(au_facts *f, const af_shape *s, double usable_gib) {
@@ -342,9 +342,10 @@ static void memory_rollout(au_facts *f, const af_shape *s, double usable_gib) {
   af_begin(f);
   memory_inputs(f);
   double wbytes;
-  af_sets(f, AF_ROLLOUT_DTYPE, rollout_dtype(f, &wbytes));
-  af_setb(f, AF_ROLLOUT_DTYPE_STATED, wbytes > 0);
-  if (wbytes <= 0) wbytes = 2;
+  const char *dtype = rollout_dtype(f, &wbytes);
+  af_setb(f, AF_ROLLOUT_DTYPE_STATED, dtype != NULL);
+  if (!dtype) dtype = "bf16", wbytes = 2; /* nothing states it: assumed, and R-M06 says so */
+  af_sets(f, AF_ROLLOUT_DTYPE, dtype);
   double wq = wbytes * s->P, gpe = af_num(f, AF_GPE, NAN), frac = af_num(f, AF_FRAC, NAN);
   af_setn(f, AF_ROLLOUT_WEIGHTS, wq / gpe / AF_GIB);
   double fr = isnan(frac) ? 0.8 : frac;

@@ -52,6 +52,15 @@ static bool outside_checkout(const sm_builder *b, const char *path) {
   return out;
 }
 
+/* One directory up from *dir (replaced); false at the top, *dir left as it is. */
+static bool go_up(char **dir) {
+  if (!strcmp(*dir, "/") || !strcmp(*dir, ".") || !strchr(*dir, '/')) return false;
+  char *parent = pd_path_dirname(*dir);
+  free(*dir);
+  *dir = parent;
+  return true;
+}
+
 /* MODEL_CONFIG_DIR when the entrypoint did not provide it: a scripts/models directory upwards
  * from the script, else the user's setting. Caller frees; NULL when neither exists. */
 static char *discover_model_dir(const sm_builder *b) {
@@ -72,10 +81,7 @@ static char *discover_model_dir(const sm_builder *b) {
       }
       free(cand);
     }
-    if (!strcmp(dir, "/") || !strcmp(dir, ".") || !strchr(dir, '/')) break;
-    char *parent = pd_path_dirname(dir);
-    free(dir);
-    dir = parent;
+    if (!go_up(&dir)) break;
   }
   free(dir);
   if (b->opt->model_config_dir && *b->opt->model_config_dir)
@@ -237,10 +243,7 @@ unsigned sm_git_fork(sm_builder *b, char **url) {
       free(text);
       break;
     }
-    if (!strcmp(dir, "/") || !strchr(dir, '/')) break;
-    char *parent = pd_path_dirname(dir);
-    free(dir);
-    dir = parent;
+    if (!go_up(&dir)) break;
   }
   free(dir);
   if (in == (FC_IN_INFRA | FC_IN_STUDIO)) in = 0; /* a clone of one with the other as a remote */
@@ -258,15 +261,14 @@ unsigned sm_git_fork(sm_builder *b, char **url) {
  * *as_written (caller frees) the path as the script wrote it. */
 static char *read_job_copy(sm_builder *b, char **full, size_t *len, char **as_written) {
   const char *at = (*full)[0] == '/' ? strstr(*full, "/scripts/") : NULL;
-  char *root = at && outside_checkout(b, *full) ? checkout_root(b) : NULL;
-  if (!root) return NULL;
-  char *local = pd_xasprintf("%s%s", root, at), *text = NULL;
+  char *root = at ? checkout_root(b) : NULL;
+  bool outside = root && !under_root(*full, root);
+  char *local = outside ? pd_xasprintf("%s%s", root, at) : NULL, *text = NULL;
   free(root);
-  if (under_root(local, b->opt->workspace_root) && under_root_logged(b, local))
+  if (local && under_root(local, b->opt->workspace_root) && under_root_logged(b, local))
     text = read_logged(b, local, len);
   if (!text) {
     free(local);
-    errno = ENOENT;
     return NULL;
   }
   *as_written = *full;
